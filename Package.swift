@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Larder",
+    products: [
+        .library(name: "Larder", targets: ["Larder"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CTokyoCabinet",
+            pkgConfig: "tokyocabinet",
+            providers: [.apt(["libtokyocabinet-dev"])]
+        ),
+        .target(
+            name: "Larder",
+            dependencies: ["CTokyoCabinet"]
+        ),
+        .testTarget(
+            name: "LarderTests",
+            dependencies: ["Larder"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,37 @@
+// Backend: what the Store needs from storage. A backend knows tables (files) and byte keys;
+// it never sees objects. TokyoCabinetBackend is the one Larder ships.
+
+/// Storage for a ``Store``: named tables of byte keys and byte values.
+///
+/// The store names a table per registered class (its storage name) plus `_store` for
+/// metadata and `_names` for named buffers. A backend applies a whole ``WriteBatch`` at once.
+///
+/// ```swift
+/// let backend = try TokyoCabinetBackend(path: "/tmp/music.larder")
+/// let store = try Store(backend: backend)
+/// ```
+public protocol Backend: AnyObject {
+    /// Calls `body` with the value stored under `key` in `table`, or with nil when there is
+    /// none. The pointer is valid only during the call.
+    func withValue<Result>(
+        forKey key: [UInt8], in table: String,
+        _ body: (UnsafeRawBufferPointer?) throws -> Result
+    ) throws -> Result
+
+    /// Calls `body` with every key and value in `table`, in storage order, until `body`
+    /// returns false. The pointers are valid only during each call.
+    func forEachRecord(
+        in table: String,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws
+
+    /// The number of records in `table` (0 for a table never written).
+    func recordCount(in table: String) throws -> Int
+
+    /// Applies every put and delete of `batch`. When it throws, the backend has applied none
+    /// of the batch to any table it could roll back.
+    func apply(_ batch: WriteBatch) throws
+
+    /// Closes every file. The backend is not used again.
+    func close() throws
+}

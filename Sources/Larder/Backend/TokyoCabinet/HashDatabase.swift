@@ -1,0 +1,168 @@
+// HashDatabase: one Tokyo Cabinet hash database file, opened with Larder's tuning, with Tokyo
+// Cabinet's error codes turned into StoreError. The only place (with its siblings in this
+// folder) that talks to the C library.
+
+import CTokyoCabinet
+import Foundation
+
+/// One open Tokyo Cabinet hash database file.
+internal final class HashDatabase {
+    /// How a file is tuned when it is created (Tokyo Cabinet keeps the tuning in the file).
+    struct Tuning: Sendable {
+        /// Hash buckets; 0.5-4x the expected record count is best.
+        var bucketCount: Int64
+        /// Bytes of the file mapped into memory.
+        var mappedSize: Int64
+
+        /// For class files: room for a few hundred thousand records before chains grow.
+        static let classFile = Tuning(bucketCount: 262_139, mappedSize: 256 << 20)
+        /// For the small metadata and names files.
+        static let smallFile = Tuning(bucketCount: 4_093, mappedSize: 4 << 20)
+    }
+
+    let path: String
+    private var handle: UnsafeMutablePointer<TCHDB>?
+
+    init(path: String, tuning: Tuning) throws {
+        self.path = path
+        guard let handle = tchdbnew() else {
+            throw StoreError.cannotOpen(path: path, reason: "out of memory")
+        }
+        // HDBTLARGE: 64-bit offsets, so files past 2 GB do not corrupt silently.
+        _ = tchdbtune(handle, tuning.bucketCount, -1, -1, UInt8(HDBTLARGE))
+        _ = tchdbsetxmsiz(handle, tuning.mappedSize)
+        // HDBOLCKNB: a file locked by another process fails at once instead of blocking.
+        // Never HDBONOLCK: an unlocked opener can replay a writer's WAL over its commit.
+        let mode = Int32(HDBOWRITER | HDBOCREAT | HDBOLCKNB)
+        guard tchdbopen(handle, path, mode) else {
+            let code = tchdbecode(handle)
+            tchdbdel(handle)
+            throw Self.openError(code: code, path: path)
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        if let handle {
+            _ = tchdbclose(handle)
+            tchdbdel(handle)
+        }
+    }
+
+    /// Closes the file; later calls throw `StoreError.closed`.
+    func close() throws {
+        guard let handle else { return }
+        self.handle = nil
+        let closed = tchdbclose(handle)
+        let code = tchdbecode(handle)
+        tchdbdel(handle)
+        if !closed { throw failure("close", code: code) }
+    }
+
+    /// Calls `body` with the value under `key`, or nil.
+    func withValue<Result>(forKey key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> Result) throws -> Result {
+        let handle = try openHandle()
+        var size: Int32 = 0
+        let value = key.withUnsafeBytes { key in
+            tchdbget(handle, key.baseAddress, Int32(key.count), &size)
+        }
+        guard let value else {
+            let code = tchdbecode(handle)
+            guard code == Int32(TCENOREC) else { throw failure("read", code: code) }
+            return try body(nil)
+        }
+        defer { free(value) }
+        return try body(UnsafeRawBufferPointer(start: value, count: Int(size)))
+    }
+
+    /// Calls `body` with every record in storage order until it returns false.
+    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        let handle = try openHandle()
+        try withoutActuallyEscaping(body) { body in
+            let visitor = RecordVisitor(body)
+            let succeeded = withExtendedLifetime(visitor) {
+                tchdbforeach(handle, { key, keySize, value, valueSize, context in
+                    guard let context else { return false }
+                    let visitor = Unmanaged<RecordVisitor>.fromOpaque(context).takeUnretainedValue()
+                    return visitor.visit(UnsafeRawBufferPointer(start: key, count: Int(keySize)),
+                                         UnsafeRawBufferPointer(start: value, count: Int(valueSize)))
+                }, Unmanaged.passUnretained(visitor).toOpaque())
+            }
+            if let error = visitor.error { throw error }
+            if !succeeded { throw failure("iterate", code: tchdbecode(handle)) }
+        }
+    }
+
+    /// The number of records.
+    func recordCount() throws -> Int {
+        Int(tchdbrnum(try openHandle()))
+    }
+
+    /// Applies `operations` inside one Tokyo Cabinet transaction: all or none of them.
+    func applyInTransaction(_ apply: (_ put: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+                                      _ delete: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        let handle = try openHandle()
+        guard tchdbtranbegin(handle) else { throw failure("begin transaction", code: tchdbecode(handle)) }
+        do {
+            try apply({ key, value in
+                guard tchdbput(handle, key.baseAddress, Int32(key.count), value.baseAddress, Int32(value.count)) else {
+                    throw self.failure("write", code: tchdbecode(handle))
+                }
+            }, { key in
+                guard tchdbout(handle, key.baseAddress, Int32(key.count)) else {
+                    let code = tchdbecode(handle)
+                    guard code == Int32(TCENOREC) else { throw self.failure("delete", code: code) }
+                    return
+                }
+            })
+            guard tchdbtrancommit(handle) else { throw failure("commit", code: tchdbecode(handle)) }
+        } catch {
+            _ = tchdbtranabort(handle)
+            throw error
+        }
+    }
+
+    // MARK: Errors
+
+    private func openHandle() throws -> UnsafeMutablePointer<TCHDB> {
+        guard let handle else { throw StoreError.closed }
+        return handle
+    }
+
+    private func failure(_ operation: String, code: Int32) -> StoreError {
+        .ioFailure(path: path, operation: operation, reason: Self.message(code))
+    }
+
+    private static func message(_ code: Int32) -> String {
+        String(cString: tchdberrmsg(code))
+    }
+
+    private static func openError(code: Int32, path: String) -> StoreError {
+        switch code {
+        case Int32(TCELOCK): return .locked(path: path)
+        case Int32(TCETHREAD): return .alreadyOpenInThisProcess(path: path)
+        case Int32(TCEMETA), Int32(TCERHEAD), Int32(TCEREAD), Int32(TCEMMAP):
+            return .notAStoreFile(path: path)
+        default: return .cannotOpen(path: path, reason: message(code))
+        }
+    }
+}
+
+/// Carries a Swift closure, and the error it throws, through Tokyo Cabinet's C iterator.
+private final class RecordVisitor {
+    let body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    var error: (any Error)?
+
+    init(_ body: @escaping (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) {
+        self.body = body
+    }
+
+    func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
+        do {
+            return try body(key, value)
+        } catch {
+            self.error = error
+            return false
+        }
+    }
+}

@@ -1,0 +1,134 @@
+// WriteBatch: everything one save writes, as puts and deletes grouped by table (file), in one
+// contiguous byte arena so that a million records cost a handful of allocations.
+
+/// The puts and deletes of one save, grouped by table, that a ``Backend`` applies together.
+///
+/// ```swift
+/// var batch = WriteBatch()
+/// batch.put(Array("v".utf8), forKey: Array("k".utf8), in: "_names")
+/// batch.removeValue(forKey: Array("old".utf8), in: "_names")
+/// try backend.apply(batch)
+/// ```
+public struct WriteBatch: Sendable {
+    /// What an operation does.
+    public enum Kind: Sendable, Equatable {
+        case put
+        case delete
+    }
+
+    internal struct Operation: Sendable {
+        var kind: Kind
+        var keyStart: Int
+        var keyCount: Int
+        var valueStart: Int
+        var valueCount: Int
+    }
+
+    /// The tables the batch touches, in the order first touched.
+    public private(set) var tables: [String] = []
+    private var tableIndexes: [String: Int] = [:]
+    internal private(set) var operationsByTable: [[Operation]] = []
+    internal private(set) var arena: [UInt8] = []
+
+    /// Creates an empty batch.
+    ///
+    /// ```swift
+    /// var batch = WriteBatch()
+    /// ```
+    public init() {}
+
+    /// True when the batch holds no operation.
+    ///
+    /// ```swift
+    /// if !batch.isEmpty { try backend.apply(batch) }
+    /// ```
+    public var isEmpty: Bool { operationCount == 0 }
+
+    /// The number of puts and deletes in the batch.
+    ///
+    /// ```swift
+    /// print(batch.operationCount)
+    /// ```
+    public private(set) var operationCount = 0
+
+    /// Adds a put of `value` under `key` in `table`.
+    ///
+    /// ```swift
+    /// batch.put([1, 2, 3], forKey: Array("k".utf8), in: "_names")
+    /// ```
+    public mutating func put(_ value: [UInt8], forKey key: [UInt8], in table: String) {
+        let index = tableIndex(table)
+        let keyStart = arena.count
+        arena.append(contentsOf: key)
+        let valueStart = arena.count
+        arena.append(contentsOf: value)
+        append(Operation(kind: .put, keyStart: keyStart, keyCount: key.count,
+                         valueStart: valueStart, valueCount: value.count), to: index)
+    }
+
+    /// Adds a delete of `key` in `table`. Deleting a key that is not there is not an error.
+    ///
+    /// ```swift
+    /// batch.removeValue(forKey: RowIDKey.bytes(42), in: "Song")
+    /// ```
+    public mutating func removeValue(forKey key: [UInt8], in table: String) {
+        let index = tableIndex(table)
+        let keyStart = arena.count
+        arena.append(contentsOf: key)
+        append(Operation(kind: .delete, keyStart: keyStart, keyCount: key.count,
+                         valueStart: arena.count, valueCount: 0), to: index)
+    }
+
+    /// Calls `body` with each operation on `table`, in the order they were added, with the key
+    /// and value bytes (an empty value for deletes). The pointers are valid during the call.
+    ///
+    /// ```swift
+    /// try batch.forEachOperation(in: "Song") { kind, key, value in ... }
+    /// ```
+    public func forEachOperation(
+        in table: String,
+        _ body: (Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    ) rethrows {
+        guard let index = tableIndexes[table] else { return }
+        try arena.withUnsafeBytes { all in
+            for operation in operationsByTable[index] {
+                let key = UnsafeRawBufferPointer(rebasing: all[operation.keyStart ..< operation.keyStart + operation.keyCount])
+                let value = UnsafeRawBufferPointer(rebasing: all[operation.valueStart ..< operation.valueStart + operation.valueCount])
+                try body(operation.kind, key, value)
+            }
+        }
+    }
+
+    // MARK: Fast path for the store
+
+    /// Adds a put of a record under a rowID key: the envelope header, then `content`'s bytes.
+    internal mutating func putRecord(rowID: UInt64, header: RecordEnvelope.Header, content: DataBuffer, in table: String) {
+        let index = tableIndex(table)
+        let keyStart = arena.count
+        RowIDKey.append(rowID, to: &arena)
+        let valueStart = arena.count
+        header.append(to: &arena)
+        arena.append(contentsOf: content.bytes)
+        append(Operation(kind: .put, keyStart: keyStart, keyCount: RowIDKey.size,
+                         valueStart: valueStart, valueCount: arena.count - valueStart), to: index)
+    }
+
+    /// Reserves arena room for about `bytes` more bytes.
+    internal mutating func reserveArena(_ bytes: Int) {
+        arena.reserveCapacity(arena.count + bytes)
+    }
+
+    private mutating func tableIndex(_ table: String) -> Int {
+        if let index = tableIndexes[table] { return index }
+        let index = tables.count
+        tables.append(table)
+        tableIndexes[table] = index
+        operationsByTable.append([])
+        return index
+    }
+
+    private mutating func append(_ operation: Operation, to index: Int) {
+        operationsByTable[index].append(operation)
+        operationCount += 1
+    }
+}

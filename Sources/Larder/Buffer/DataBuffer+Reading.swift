@@ -1,0 +1,288 @@
+// Reading values from a DataBuffer, each the mirror of a write in DataBuffer+Writing.swift.
+// Every read checks bounds first and throws DataBufferError; none can crash on bad bytes.
+
+import Foundation
+
+extension DataBuffer {
+    // MARK: Fixed-width integers
+
+    /// Reads 1 byte.
+    ///
+    /// ```swift
+    /// let rating = try buffer.readUInt8()
+    /// ```
+    public mutating func readUInt8() throws -> UInt8 {
+        try requireBytes(1)
+        defer { readPosition += 1 }
+        return bytes[readPosition]
+    }
+
+    /// Reads a little-endian 2-byte unsigned integer.
+    ///
+    /// ```swift
+    /// let year = try buffer.readUInt16()
+    /// ```
+    public mutating func readUInt16() throws -> UInt16 { try readLittleEndian() }
+
+    /// Reads a little-endian 4-byte unsigned integer.
+    ///
+    /// ```swift
+    /// let seconds = try buffer.readUInt32()
+    /// ```
+    public mutating func readUInt32() throws -> UInt32 { try readLittleEndian() }
+
+    /// Reads a little-endian 8-byte unsigned integer.
+    ///
+    /// ```swift
+    /// let bytesPlayed = try buffer.readUInt64()
+    /// ```
+    public mutating func readUInt64() throws -> UInt64 { try readLittleEndian() }
+
+    /// Reads a 1-byte two's complement integer.
+    ///
+    /// ```swift
+    /// let offset = try buffer.readInt8()
+    /// ```
+    public mutating func readInt8() throws -> Int8 { Int8(bitPattern: try readUInt8()) }
+
+    /// Reads a little-endian 2-byte two's complement integer.
+    ///
+    /// ```swift
+    /// let delta = try buffer.readInt16()
+    /// ```
+    public mutating func readInt16() throws -> Int16 { try readLittleEndian() }
+
+    /// Reads a little-endian 4-byte two's complement integer.
+    ///
+    /// ```swift
+    /// let gain = try buffer.readInt32()
+    /// ```
+    public mutating func readInt32() throws -> Int32 { try readLittleEndian() }
+
+    /// Reads a little-endian 8-byte two's complement integer.
+    ///
+    /// ```swift
+    /// let balance = try buffer.readInt64()
+    /// ```
+    public mutating func readInt64() throws -> Int64 { try readLittleEndian() }
+
+    /// Reads an `Int` written by ``write(_:)-Int`` (8 bytes on disk). On a 32-bit host a value
+    /// that does not fit throws ``DataBufferError/valueOutOfRange(offset:)``.
+    ///
+    /// ```swift
+    /// let playCount = try buffer.readInt()
+    /// ```
+    public mutating func readInt() throws -> Int {
+        let offset = readPosition
+        let value: Int64 = try readLittleEndian()
+        guard let result = Int(exactly: value) else { throw DataBufferError.valueOutOfRange(offset: offset) }
+        return result
+    }
+
+    // MARK: Other scalars
+
+    /// Reads a Bool: the byte must be 0 or 1.
+    ///
+    /// ```swift
+    /// let isFavorite = try buffer.readBool()
+    /// ```
+    public mutating func readBool() throws -> Bool {
+        let offset = readPosition
+        switch try readUInt8() {
+        case 0: return false
+        case 1: return true
+        case let other: throw DataBufferError.invalidBoolean(offset: offset, byte: other)
+        }
+    }
+
+    /// Reads a Float from its 4-byte little-endian bit pattern.
+    ///
+    /// ```swift
+    /// let volume = try buffer.readFloat()
+    /// ```
+    public mutating func readFloat() throws -> Float { Float(bitPattern: try readLittleEndian()) }
+
+    /// Reads a Double from its 8-byte little-endian bit pattern.
+    ///
+    /// ```swift
+    /// let tempo = try buffer.readDouble()
+    /// ```
+    public mutating func readDouble() throws -> Double { Double(bitPattern: try readLittleEndian()) }
+
+    /// Reads a Date stored as seconds since 2001-01-01 00:00:00 UTC.
+    ///
+    /// ```swift
+    /// let added = try buffer.readDate()
+    /// ```
+    public mutating func readDate() throws -> Date {
+        Date(timeIntervalSinceReferenceDate: try readDouble())
+    }
+
+    /// Reads a UUID from its 16 bytes.
+    ///
+    /// ```swift
+    /// let id = try buffer.readUUID()
+    /// ```
+    public mutating func readUUID() throws -> UUID {
+        try requireBytes(16)
+        let b = bytes
+        let p = readPosition
+        readPosition += 16
+        return UUID(uuid: (b[p], b[p + 1], b[p + 2], b[p + 3], b[p + 4], b[p + 5], b[p + 6], b[p + 7],
+                           b[p + 8], b[p + 9], b[p + 10], b[p + 11], b[p + 12], b[p + 13], b[p + 14], b[p + 15]))
+    }
+
+    // MARK: Variable-length values
+
+    /// Reads a string: a varint byte count, then that many bytes of valid UTF-8.
+    ///
+    /// ```swift
+    /// let title = try buffer.readString()
+    /// ```
+    public mutating func readString() throws -> String {
+        let offset = readPosition
+        let count = try readLength()
+        let start = readPosition
+        readPosition += count
+        let string = bytes.withUnsafeBufferPointer { all in
+            String(validating: UnsafeBufferPointer(rebasing: all[start ..< start + count]), as: UTF8.self)
+        }
+        guard let string else { throw DataBufferError.invalidUTF8(offset: offset) }
+        return string
+    }
+
+    /// Reads `Data`: a varint byte count, then the bytes.
+    ///
+    /// ```swift
+    /// let artwork = try buffer.readData()
+    /// ```
+    public mutating func readData() throws -> Data {
+        let count = try readLength()
+        defer { readPosition += count }
+        return Data(bytes[readPosition ..< readPosition + count])
+    }
+
+    /// Reads a byte blob written by ``write(_:)-[UInt8]``: a varint byte count, then the bytes.
+    ///
+    /// ```swift
+    /// let fingerprint = try buffer.readBytes()
+    /// ```
+    public mutating func readBytes() throws -> [UInt8] {
+        let count = try readLength()
+        defer { readPosition += count }
+        return Array(bytes[readPosition ..< readPosition + count])
+    }
+
+    /// Reads an unsigned LEB128 varint written by ``writeVarInt(_:)``.
+    ///
+    /// ```swift
+    /// let count = try buffer.readVarInt()
+    /// ```
+    public mutating func readVarInt() throws -> UInt64 {
+        let offset = readPosition
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard readPosition < bytes.count else {
+                throw DataBufferError.truncated(offset: offset, needed: readPosition - offset + 1,
+                                                available: bytes.count - offset)
+            }
+            let byte = bytes[readPosition]
+            readPosition += 1
+            let payload = UInt64(byte & 0x7f)
+            // The tenth byte may only carry the 64th bit.
+            guard shift < 63 || (shift == 63 && payload <= 1) else {
+                readPosition = offset
+                throw DataBufferError.malformedVarInt(offset: offset)
+            }
+            result |= payload << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    // MARK: Optionals
+
+    /// Reads a string written by ``write(_:)-String?``: nil or a string, `""` included.
+    ///
+    /// ```swift
+    /// let subtitle = try buffer.readOptionalString()
+    /// ```
+    public mutating func readOptionalString() throws -> String? { try readOptional { try $0.readString() } }
+
+    /// Reads optional `Data`.
+    ///
+    /// ```swift
+    /// let artwork = try buffer.readOptionalData()
+    /// ```
+    public mutating func readOptionalData() throws -> Data? { try readOptional { try $0.readData() } }
+
+    /// Reads an optional Date.
+    ///
+    /// ```swift
+    /// let lastPlayed = try buffer.readOptionalDate()
+    /// ```
+    public mutating func readOptionalDate() throws -> Date? { try readOptional { try $0.readDate() } }
+
+    /// Reads an optional UUID.
+    ///
+    /// ```swift
+    /// let externalID = try buffer.readOptionalUUID()
+    /// ```
+    public mutating func readOptionalUUID() throws -> UUID? { try readOptional { try $0.readUUID() } }
+
+    /// Reads an optional Int.
+    ///
+    /// ```swift
+    /// let rating = try buffer.readOptionalInt()
+    /// ```
+    public mutating func readOptionalInt() throws -> Int? { try readOptional { try $0.readInt() } }
+
+    /// Reads an optional Double.
+    ///
+    /// ```swift
+    /// let gain = try buffer.readOptionalDouble()
+    /// ```
+    public mutating func readOptionalDouble() throws -> Double? { try readOptional { try $0.readDouble() } }
+
+    /// Reads a presence byte and, when it is 1, the value `readValue` reads; the mirror of
+    /// ``writeOptional(_:_:)``.
+    ///
+    /// ```swift
+    /// let bpm = try buffer.readOptional { try $0.readUInt16() }
+    /// ```
+    public mutating func readOptional<T>(_ readValue: (inout DataBuffer) throws -> T) throws -> T? {
+        try readBool() ? try readValue(&self) : nil
+    }
+
+    // MARK: Helpers
+
+    /// Throws unless `count` more bytes can be read.
+    @inline(__always)
+    internal func requireBytes(_ count: Int) throws {
+        guard count <= bytes.count - readPosition else {
+            throw DataBufferError.truncated(offset: readPosition, needed: count, available: bytes.count - readPosition)
+        }
+    }
+
+    /// Reads a varint length and checks that many bytes follow.
+    internal mutating func readLength() throws -> Int {
+        let offset = readPosition
+        let raw = try readVarInt()
+        guard let count = Int(exactly: raw), count <= bytes.count - readPosition else {
+            let available = bytes.count - readPosition
+            readPosition = offset
+            throw DataBufferError.truncated(offset: offset, needed: Int(clamping: raw), available: available)
+        }
+        return count
+    }
+
+    @inline(__always)
+    internal mutating func readLittleEndian<T: FixedWidthInteger>() throws -> T {
+        let size = MemoryLayout<T>.size
+        try requireBytes(size)
+        let position = readPosition
+        readPosition += size
+        return bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: T.self)) }
+    }
+}

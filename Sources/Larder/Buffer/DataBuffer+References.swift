@@ -1,0 +1,132 @@
+// References between stored objects: a rowID (and, for any-class references, a classID) as
+// varints. Reading gives the live instance or a fault: nothing is loaded until it is used.
+
+extension DataBuffer {
+    /// Writes a reference to `object` (of the class the reader will name), or nil.
+    ///
+    /// While a save encodes objects, a new object referenced here is inserted into the store
+    /// by the save itself.
+    ///
+    /// ```swift
+    /// buffer.writeReference(album)   // an Album?
+    /// ```
+    public mutating func writeReference(_ object: StoredObject?) {
+        writeVarInt(referencedRowID(object))
+    }
+
+    /// Reads a reference written by ``writeReference(_:)``: the live instance, a fault, or nil
+    /// for nil and for a row that does not exist (deleted or never saved).
+    ///
+    /// ```swift
+    /// album = try buffer.readReference(to: Album.self, in: store)
+    /// ```
+    public mutating func readReference<T: StoredObject>(to type: T.Type, in store: Store) throws -> T? {
+        try store.reference(to: type, rowID: try readVarInt())
+    }
+
+    /// Writes an ordered list of references to objects of one class: a varint count, then each
+    /// rowID.
+    ///
+    /// ```swift
+    /// buffer.writeReferences(songs)
+    /// ```
+    public mutating func writeReferences(_ objects: [StoredObject]) {
+        writeVarInt(UInt64(objects.count))
+        for object in objects {
+            writeVarInt(referencedRowID(object))
+        }
+    }
+
+    /// Reads a list written by ``writeReferences(_:)``, in order, as live instances or faults.
+    /// References to rows that do not exist are left out.
+    ///
+    /// ```swift
+    /// songs = try buffer.readReferences(to: Song.self, in: store)
+    /// ```
+    public mutating func readReferences<T: StoredObject>(to type: T.Type, in store: Store) throws -> [T] {
+        let count = try readCount()
+        let entry = try store.entry(for: type)
+        var objects: [T] = []
+        objects.reserveCapacity(count)
+        for _ in 0 ..< count {
+            if let object = store.reference(rowID: try readVarInt(), entry: entry) {
+                objects.append(unsafeDowncast(object, to: T.self))
+            }
+        }
+        return objects
+    }
+
+    /// Writes a reference to an object of any registered class: its classID and rowID.
+    ///
+    /// ```swift
+    /// buffer.writeAnyReference(attachment)   // a Song, a Playlist, ...
+    /// ```
+    public mutating func writeAnyReference(_ object: StoredObject?) {
+        let rowID = referencedRowID(object)
+        guard rowID != 0, let classID = object?.entry?.classID else {
+            writeVarInt(0)
+            return
+        }
+        writeVarInt(classID)
+        writeVarInt(rowID)
+    }
+
+    /// Reads a reference written by ``writeAnyReference(_:)``. A class that is not registered
+    /// in this session throws ``StoreError/classNotRegistered(_:)``.
+    ///
+    /// ```swift
+    /// let attachment = try buffer.readAnyReference(in: store)
+    /// ```
+    public mutating func readAnyReference(in store: Store) throws -> StoredObject? {
+        let classID = try readVarInt()
+        guard classID != 0 else { return nil }
+        let entry = try store.entry(forClassID: classID)
+        return store.reference(rowID: try readVarInt(), entry: entry)
+    }
+
+    /// Writes an ordered list of references to objects of any registered classes.
+    ///
+    /// ```swift
+    /// buffer.writeAnyReferences(items)
+    /// ```
+    public mutating func writeAnyReferences(_ objects: [StoredObject]) {
+        writeVarInt(UInt64(objects.count))
+        for object in objects {
+            writeAnyReference(object)
+        }
+    }
+
+    /// Reads a list written by ``writeAnyReferences(_:)``; nil references and rows that do
+    /// not exist are left out.
+    ///
+    /// ```swift
+    /// items = try buffer.readAnyReferences(in: store)
+    /// ```
+    public mutating func readAnyReferences(in store: Store) throws -> [StoredObject] {
+        let count = try readCount()
+        var objects: [StoredObject] = []
+        objects.reserveCapacity(count)
+        for _ in 0 ..< count {
+            if let object = try readAnyReference(in: store) { objects.append(object) }
+        }
+        return objects
+    }
+
+    /// The rowID to write for `object`, inserting it first when a save is encoding and it is new.
+    private mutating func referencedRowID(_ object: StoredObject?) -> UInt64 {
+        guard let object else { return 0 }
+        encodingContext?.prepareReference(to: object)
+        return object.rowID
+    }
+
+    /// Reads a varint element count; each element takes at least one byte, so a count larger
+    /// than the bytes left is damage, reported before anything is allocated.
+    private mutating func readCount() throws -> Int {
+        let offset = readPosition
+        let raw = try readVarInt()
+        guard raw <= UInt64(remainingCount) else {
+            throw DataBufferError.truncated(offset: offset, needed: Int(clamping: raw), available: remainingCount)
+        }
+        return Int(raw)
+    }
+}

@@ -1,0 +1,184 @@
+// StoredObject: the base class of everything a Store saves. A subclass writes its fields into a
+// DataBuffer and reads them back; the store gives it a rowID, uniques it, faults it in lazily
+// and tracks whether it changed.
+
+/// The base class of every object a ``Store`` persists.
+///
+/// There is no schema: a subclass writes its fields in ``writeContent(to:)`` and reads them
+/// back, in the same order, in ``readContent(from:in:)``. Relationships are references to
+/// other stored objects, written with ``DataBuffer/writeReference(_:)`` and
+/// ``DataBuffer/writeReferences(_:)``, and read back as faults that load on first use.
+///
+/// ```swift
+/// final class Song: StoredObject {
+///     @Stored var title = ""
+///     @Stored var seconds: UInt32 = 0
+///
+///     override func writeContent(to buffer: inout DataBuffer) {
+///         buffer.write(title)
+///         buffer.write(seconds)
+///     }
+///     override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+///         title = try buffer.readString()
+///         seconds = try buffer.readUInt32()
+///     }
+/// }
+/// ```
+///
+/// Fields declared with ``Stored`` fault the object in when read and mark it updated when
+/// written. Plain properties work too: call ``fetchContent()`` before reading them and
+/// ``Store/willUpdate(_:)`` before changing them, as in BNRPersistence.
+open class StoredObject {
+    /// The object's key within its class: 0 until the object is inserted, then fixed. RowIDs
+    /// start at 1 and are never handed out twice within a class, even after a delete.
+    public internal(set) var rowID: UInt64 = 0
+
+    /// The store the object belongs to, or nil before it is inserted, after it is deleted and
+    /// saved, or once the store is closed.
+    public var store: Store? { attachedStore }
+
+    /// False while the object is a fault: its rowID is known but its fields are not loaded.
+    public internal(set) var hasContent = true
+
+    /// True once the object's deletion has been saved (or it was inserted and deleted before
+    /// any save).
+    public internal(set) var isDeleted = false
+
+    /// The error of the last failed automatic fault-in made by a ``Stored`` property (whose
+    /// getter cannot throw), or nil. Call ``fetchContent()`` to see such an error thrown.
+    public internal(set) var faultError: (any Error)?
+
+    internal weak var attachedStore: Store?
+    internal unowned(unsafe) var entry: ClassEntry?
+    internal var pendingChange = PendingChange.none
+    internal var isLoadingContent = false
+
+    /// Creates a new object with content and no rowID; ``Store/insert(_:)`` adds it to a store.
+    ///
+    /// ```swift
+    /// let song = Song()
+    /// song.title = "So What"
+    /// try store.insert(song)
+    /// ```
+    public required init() {}
+
+    deinit {
+        if let entry, attachedStore != nil {
+            entry.forget(self)
+        }
+    }
+
+    /// Loads a fault's content from the store; does nothing when the object has content.
+    ///
+    /// ```swift
+    /// let playlist = try store.object(of: Playlist.self, rowID: 1)
+    /// let first = playlist?.songs.first
+    /// try first?.fetchContent()   // throws if the record is missing or does not decode
+    /// ```
+    public func fetchContent() throws {
+        guard !hasContent else { return }
+        guard let store = attachedStore else {
+            throw StoreError.objectNotInStore(class: String(describing: type(of: self)))
+        }
+        try store.loadContent(of: self)
+    }
+
+    /// The version of the class, written into every record of it; default 1.
+    ///
+    /// Raise it when ``writeContent(to:)`` changes, and branch on
+    /// ``DataBuffer/versionOfData`` in ``readContent(from:in:)`` to keep reading old records:
+    ///
+    /// ```swift
+    /// override class var version: UInt8 { 2 }
+    /// ```
+    open class var version: UInt8 { 1 }
+
+    /// The name of the class's file and registry entry; default: the type's name.
+    ///
+    /// Override it to rename a class without losing its records. It may contain letters,
+    /// digits, `_`, `-` and `.`, must not start with `_` or `.`, and is at most 200 bytes.
+    ///
+    /// ```swift
+    /// override class var storageName: String { "Song" }
+    /// ```
+    open class var storageName: String { String(describing: self) }
+
+    /// Reads the object's fields from `buffer`, in the order ``writeContent(to:)`` wrote them.
+    ///
+    /// ```swift
+    /// override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+    ///     title = try buffer.readString()
+    ///     songs = try buffer.readReferences(to: Song.self, in: store)
+    /// }
+    /// ```
+    open func readContent(from buffer: inout DataBuffer, in store: Store) throws {}
+
+    /// Writes the object's fields into `buffer`.
+    ///
+    /// ```swift
+    /// override func writeContent(to buffer: inout DataBuffer) {
+    ///     buffer.write(title)
+    ///     buffer.writeReferences(songs)
+    /// }
+    /// ```
+    open func writeContent(to buffer: inout DataBuffer) {}
+
+    /// Called by ``Store/delete(_:)`` before the object is deleted: the place for delete rules,
+    /// such as removing the object from the relationships that hold it.
+    ///
+    /// ```swift
+    /// override func prepareForDelete() {
+    ///     for playlist in playlists { playlist.songs.removeAll { $0 === self } }
+    /// }
+    /// ```
+    open func prepareForDelete() {}
+
+    /// Called by ``Store/dissolveAllRelationships()`` and ``Store/close()``: release every
+    /// stored object this object holds, so reference cycles between objects are broken.
+    /// Changes made here are not saved.
+    ///
+    /// ```swift
+    /// override func dissolveAllRelationships() { songs = [] }
+    /// ```
+    open func dissolveAllRelationships() {}
+
+    // MARK: Internal
+
+    /// Makes the object belong to `store` as `rowID` of the class `entry`.
+    internal func attach(to store: Store, entry: ClassEntry, rowID: UInt64) {
+        self.attachedStore = store
+        self.entry = entry
+        self.rowID = rowID
+    }
+
+    /// Cuts the object loose from its store (after a saved delete, a discarded insert, a close).
+    internal func detach() {
+        attachedStore = nil
+        entry = nil
+        pendingChange = .none
+    }
+
+    /// Faults the object in for a read through a `Stored` property; a failure is kept in
+    /// ``faultError`` because a getter cannot throw.
+    internal func fetchContentForRead() {
+        guard !hasContent, !isLoadingContent else { return }
+        do {
+            try fetchContent()
+            faultError = nil
+        } catch {
+            faultError = error
+        }
+    }
+
+    /// Faults the object in and marks it updated, for a write through a `Stored` property.
+    internal func prepareForWrite() {
+        guard !isLoadingContent, let store = attachedStore, !store.isDissolvingRelationships else { return }
+        fetchContentForRead()
+        store.markUpdated(self)
+    }
+}
+
+/// What a save must do with an object.
+internal enum PendingChange: UInt8 {
+    case none, inserted, updated, deleted
+}

@@ -1,0 +1,92 @@
+// ClassEntry: what a store knows about one registered class in this session: its persisted
+// registry data (classID, next rowID, deleted rowIDs), its identity map and its pending counts.
+
+/// One registered class of an open store.
+internal final class ClassEntry {
+    let type: StoredObject.Type
+    let name: String
+    let classID: UInt64
+    let version: UInt8
+
+    /// The next rowID to hand out in this session.
+    var nextRowID: UInt64
+    /// The next rowID as last saved: rows at or above it exist only in memory.
+    var savedNextRowID: UInt64
+    /// RowIDs deleted (or handed out and never saved), as saved.
+    var deletedRowIDs: RowIDRanges
+    /// RowIDs handed out in this session and dropped before any save, to add at the next save.
+    var droppedRowIDs: [UInt64] = []
+    /// The registry record must be written at the next save.
+    var needsRecordWrite = false
+
+    /// The identity map: the live instance of each rowID, not retained. An object removes
+    /// itself in its deinit.
+    private(set) var liveObjects: [UInt64: Unmanaged<StoredObject>] = [:]
+    /// Objects of this class inserted and not saved yet.
+    var pendingInsertCount = 0
+    /// Saved objects of this class deleted and not saved yet.
+    var pendingDeleteCount = 0
+
+    init(type: StoredObject.Type, name: String, record: ClassRecord) {
+        self.type = type
+        self.name = name
+        self.classID = record.classID
+        self.version = type.version
+        self.nextRowID = record.nextRowID
+        self.savedNextRowID = record.nextRowID
+        self.deletedRowIDs = record.deletedRowIDs
+        self.needsRecordWrite = record.version != type.version
+    }
+
+    /// The registry record as it will be saved, with `newlyDeleted` rowIDs added.
+    func record(addingDeleted newlyDeleted: [UInt64]) -> ClassRecord {
+        ClassRecord(classID: classID, nextRowID: nextRowID, version: version,
+                    deletedRowIDs: deletedRowIDs.union(newlyDeleted + droppedRowIDs))
+    }
+
+    /// Whether a saved record may exist for `rowID` (a reference to anything else reads as nil).
+    func savedRowMayExist(_ rowID: UInt64) -> Bool {
+        rowID >= 1 && rowID < savedNextRowID && !deletedRowIDs.contains(rowID)
+    }
+
+    /// Hands out the next rowID.
+    func allocateRowID() -> UInt64 {
+        let rowID = nextRowID
+        nextRowID += 1
+        needsRecordWrite = true
+        return rowID
+    }
+
+    /// Records that `rowID` was handed out and will never be saved.
+    func drop(_ rowID: UInt64) {
+        droppedRowIDs.append(rowID)
+        needsRecordWrite = true
+    }
+
+    func liveObject(_ rowID: UInt64) -> StoredObject? {
+        liveObjects[rowID]?.takeUnretainedValue()
+    }
+
+    func remember(_ object: StoredObject) {
+        liveObjects[object.rowID] = Unmanaged.passUnretained(object)
+    }
+
+    /// Removes `object` from the identity map if it is the instance there.
+    func forget(_ object: StoredObject) {
+        if let live = liveObjects[object.rowID], live.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            liveObjects[object.rowID] = nil
+        }
+    }
+
+    /// Retains and returns every live object, then empties the identity map.
+    func takeAllLiveObjects() -> [StoredObject] {
+        let objects = liveObjects.values.map { $0.takeUnretainedValue() }
+        liveObjects.removeAll()
+        return objects
+    }
+
+    /// Retains and returns every live object, leaving the map as it is.
+    func allLiveObjects() -> [StoredObject] {
+        liveObjects.values.map { $0.takeUnretainedValue() }
+    }
+}

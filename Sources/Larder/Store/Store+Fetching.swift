@@ -1,0 +1,155 @@
+// Fetching: objects by rowID, all objects of a class, a streaming enumeration, counts; and the
+// loading of a record into an object, shared by all of them and by faults.
+
+extension Store {
+    /// The object of class `type` with `rowID`, with its content loaded, or nil when there is
+    /// none (never saved, deleted, or deleted and not saved yet).
+    ///
+    /// ```swift
+    /// if let song = try store.object(of: Song.self, rowID: 42) { print(song.title) }
+    /// ```
+    public func object<T: StoredObject>(of type: T.Type, rowID: UInt64) throws -> T? {
+        let entry = try entry(for: type)
+        if let live = entry.liveObject(rowID) {
+            guard live.pendingChange != .deleted else { return nil }
+            do {
+                try live.fetchContent()
+            } catch StoreError.missingRecord {
+                return nil
+            }
+            return unsafeDowncast(live, to: T.self)
+        }
+        guard rowID >= 1 else { return nil }
+        return try backend.withValue(forKey: RowIDKey.bytes(rowID), in: entry.name) { record in
+            guard let record else { return nil }
+            return try materialize(T.self, rowID: rowID, record: record, entry: entry)
+        }
+    }
+
+    /// Every object of class `type`, saved or inserted, not deleted, in ascending rowID order.
+    ///
+    /// Fetching a million objects holds them all in memory; ``forEachObject(of:_:)`` streams.
+    ///
+    /// ```swift
+    /// let playlists = try store.allObjects(of: Playlist.self)
+    /// ```
+    public func allObjects<T: StoredObject>(of type: T.Type) throws -> [T] {
+        var objects: [T] = []
+        objects.reserveCapacity(try count(of: type))
+        var isSorted = true
+        var previous: UInt64 = 0
+        try forEachObject(of: type) { object in
+            if object.rowID < previous { isSorted = false }
+            previous = object.rowID
+            objects.append(object)
+        }
+        if !isSorted { objects.sort { $0.rowID < $1.rowID } }
+        return objects
+    }
+
+    /// Calls `body` with every object of class `type`, saved or inserted, not deleted, in
+    /// storage order, holding only the objects `body` keeps: memory stays flat however many
+    /// objects there are. Saving inside `body` throws ``StoreError/saveDuringEnumeration``.
+    ///
+    /// ```swift
+    /// var total: UInt64 = 0
+    /// try store.forEachObject(of: Song.self) { song in total += UInt64(song.seconds) }
+    /// ```
+    public func forEachObject<T: StoredObject>(of type: T.Type, _ body: (T) throws -> Void) throws {
+        let entry = try entry(for: type)
+        enumerationDepth += 1
+        defer { enumerationDepth -= 1 }
+        try backend.forEachRecord(in: entry.name) { key, record in
+            guard let rowID = RowIDKey.rowID(in: key) else {
+                throw StoreError.corruptRecord(class: entry.name, rowID: 0)
+            }
+            if let live = entry.liveObject(rowID) {
+                guard live.pendingChange != .deleted else { return true }
+                if !live.hasContent { try fill(live, from: record, entry: entry) }
+                try body(unsafeDowncast(live, to: T.self))
+            } else {
+                try body(try materialize(T.self, rowID: rowID, record: record, entry: entry))
+            }
+            return true
+        }
+        guard entry.pendingInsertCount > 0 else { return }
+        for object in insertedObjects where object.pendingChange == .inserted && object.entry === entry {
+            try body(unsafeDowncast(object, to: T.self))
+        }
+    }
+
+    /// The number of objects of class `type`, counting unsaved inserts and deletes, without
+    /// fetching any.
+    ///
+    /// ```swift
+    /// let songCount = try store.count(of: Song.self)
+    /// ```
+    public func count<T: StoredObject>(of type: T.Type) throws -> Int {
+        let entry = try entry(for: type)
+        return try backend.recordCount(in: entry.name) + entry.pendingInsertCount - entry.pendingDeleteCount
+    }
+
+    // MARK: Internal
+
+    /// The live instance for a reference read from a buffer: the object already in memory, a
+    /// new fault, or nil for rowID 0 or a row that does not exist.
+    internal func reference<T: StoredObject>(to type: T.Type, rowID: UInt64) throws -> T? {
+        try reference(rowID: rowID, entry: entry(for: type)).map { unsafeDowncast($0, to: T.self) }
+    }
+
+    internal func reference(rowID: UInt64, entry: ClassEntry) -> StoredObject? {
+        guard rowID != 0 else { return nil }
+        if let live = entry.liveObject(rowID) { return live }
+        guard entry.savedRowMayExist(rowID) else { return nil }
+        let fault = entry.type.init()
+        fault.attach(to: self, entry: entry, rowID: rowID)
+        fault.hasContent = false
+        entry.remember(fault)
+        return fault
+    }
+
+    /// Loads a fault's record (``StoredObject/fetchContent()``).
+    internal func loadContent(of object: StoredObject) throws {
+        try checkOpen()
+        guard let entry = object.entry else {
+            throw StoreError.objectNotInStore(class: type(of: object).storageName)
+        }
+        try backend.withValue(forKey: RowIDKey.bytes(object.rowID), in: entry.name) { record in
+            guard let record else { throw StoreError.missingRecord(class: entry.name, rowID: object.rowID) }
+            try fill(object, from: record, entry: entry)
+        }
+    }
+
+    /// A new live object for a record read from the class file.
+    private func materialize<T: StoredObject>(_ type: T.Type, rowID: UInt64, record: UnsafeRawBufferPointer,
+                                              entry: ClassEntry) throws -> T {
+        let object = T()
+        object.attach(to: self, entry: entry, rowID: rowID)
+        object.hasContent = false
+        entry.remember(object)
+        try fill(object, from: record, entry: entry)
+        return object
+    }
+
+    /// Reads `record` into `object`, which becomes an object with content. Writes made while
+    /// reading are not tracked as updates.
+    private func fill(_ object: StoredObject, from record: UnsafeRawBufferPointer, entry: ClassEntry) throws {
+        var buffer: DataBuffer
+        do {
+            buffer = try RecordEnvelope.open(record)
+        } catch {
+            throw StoreError.corruptRecord(class: entry.name, rowID: object.rowID)
+        }
+        object.isLoadingContent = true
+        defer { object.isLoadingContent = false }
+        do {
+            try object.readContent(from: &buffer, in: self)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.undecodableRecord(class: entry.name, rowID: object.rowID, reason: "\(error)")
+        }
+        object.hasContent = true
+        object.faultError = nil
+    }
+}

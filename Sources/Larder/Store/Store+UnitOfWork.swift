@@ -1,0 +1,258 @@
+// The unit of work: insert, update and delete objects in memory, then save them all in one
+// write batch, or discard them.
+
+extension Store {
+    /// True when inserts, updates or deletes are waiting for ``saveChanges()``.
+    ///
+    /// ```swift
+    /// if store.hasUnsavedChanges { try store.saveChanges() }
+    /// ```
+    public var hasUnsavedChanges: Bool { pendingObjectCount > 0 }
+
+    /// Adds a new object to the store: it gets its rowID at once and is written at the next
+    /// save. Inserting an object already in this store does nothing.
+    ///
+    /// New objects referenced by a saved object are inserted by the save itself, so inserting
+    /// the root of a new graph is enough.
+    ///
+    /// ```swift
+    /// let playlist = Playlist()
+    /// try store.insert(playlist)
+    /// ```
+    public func insert(_ object: StoredObject) throws {
+        try checkOpen()
+        if let owner = object.attachedStore {
+            guard owner === self else {
+                throw StoreError.objectInAnotherStore(class: type(of: object).storageName, rowID: object.rowID)
+            }
+            return
+        }
+        guard !object.isDeleted else {
+            throw StoreError.objectDeleted(class: type(of: object).storageName, rowID: object.rowID)
+        }
+        let entry = try entry(for: type(of: object))
+        object.attach(to: self, entry: entry, rowID: entry.allocateRowID())
+        object.hasContent = true
+        entry.remember(object)
+        object.pendingChange = .inserted
+        entry.pendingInsertCount += 1
+        pendingObjectCount += 1
+        insertedObjects.append(object)
+    }
+
+    /// Marks an object as changed, so the next save writes it. Faults the object in first, so
+    /// its unchanged fields are saved as they were. Properties declared with ``Stored`` call
+    /// this by themselves.
+    ///
+    /// ```swift
+    /// try store.willUpdate(playlist)
+    /// playlist.songs.append(song)
+    /// ```
+    public func willUpdate(_ object: StoredObject) throws {
+        try checkOwnership(of: object)
+        switch object.pendingChange {
+        case .inserted, .updated:
+            return
+        case .deleted:
+            throw StoreError.objectDeleted(class: type(of: object).storageName, rowID: object.rowID)
+        case .none:
+            try object.fetchContent()
+            beginUpdate(of: object)
+        }
+    }
+
+    /// Deletes an object: calls its ``StoredObject/prepareForDelete()`` (the delete rules),
+    /// then removes it at the next save. Its rowID is never handed out again.
+    ///
+    /// ```swift
+    /// try store.delete(song)
+    /// try store.saveChanges()
+    /// ```
+    public func delete(_ object: StoredObject) throws {
+        try checkOwnership(of: object)
+        guard let entry = object.entry else { return }
+        switch object.pendingChange {
+        case .deleted:
+            return
+        case .inserted:
+            object.prepareForDelete()
+            guard object.pendingChange == .inserted else { return }
+            entry.pendingInsertCount -= 1
+            pendingObjectCount -= 1
+            entry.drop(object.rowID)
+            entry.forget(object)
+            object.detach()
+            object.isDeleted = true
+        case .none, .updated:
+            // Delete rules usually need the object's relationships; a record that cannot be
+            // read is deleted all the same.
+            try? object.fetchContent()
+            object.prepareForDelete()
+            if object.pendingChange == .none { pendingObjectCount += 1 }
+            object.pendingChange = .deleted
+            entry.pendingDeleteCount += 1
+            deletedObjects.append(object)
+        }
+    }
+
+    /// Writes every pending insert, update and delete, and the registry changes they imply, in
+    /// one batch. If it throws, the store in memory is as it was before the call: still dirty,
+    /// and the save can be retried.
+    ///
+    /// ```swift
+    /// try store.saveChanges()
+    /// ```
+    public func saveChanges() throws {
+        try checkOpen()
+        guard enumerationDepth == 0 else { throw StoreError.saveDuringEnumeration }
+        let dirtyEntries = entriesByType.values.filter(\.needsRecordWrite)
+        guard hasUnsavedChanges || !dirtyEntries.isEmpty else { return }
+
+        let context = EncodingContext(store: self)
+        var newlyDeleted: [ObjectIdentifier: [UInt64]] = [:]
+        do {
+            var batch = WriteBatch()
+            var buffer = DataBuffer()
+            buffer.encodingContext = context
+            // Updates first: the new objects they reference are appended to the inserts.
+            for object in updatedObjects where object.pendingChange == .updated {
+                encode(object, into: &batch, using: &buffer)
+            }
+            var index = 0
+            while index < insertedObjects.count {
+                let object = insertedObjects[index]
+                index += 1
+                if object.pendingChange == .inserted { encode(object, into: &batch, using: &buffer) }
+            }
+            if let error = context.error { throw error }
+            for object in deletedObjects where object.pendingChange == .deleted {
+                guard let entry = object.entry else { continue }
+                batch.removeValue(forKey: RowIDKey.bytes(object.rowID), in: entry.name)
+                newlyDeleted[ObjectIdentifier(entry), default: []].append(object.rowID)
+            }
+            // The registry goes last, after the class files it describes.
+            for entry in entriesByType.values where entry.needsRecordWrite || newlyDeleted[ObjectIdentifier(entry)] != nil {
+                let record = entry.record(addingDeleted: newlyDeleted[ObjectIdentifier(entry)] ?? [])
+                batch.put(RecordEnvelope.wrap(record.encoded()), forKey: ClassRecord.key(for: entry.name), in: Self.metadataTable)
+            }
+            try backend.apply(batch)
+        } catch {
+            for object in context.autoInserted.reversed() { undoInsert(of: object) }
+            throw error
+        }
+        finishSave(newlyDeleted: newlyDeleted)
+    }
+
+    /// Forgets every pending change: inserted objects leave the store, updated and deleted
+    /// ones become faults again and reload their saved content on next use.
+    ///
+    /// ```swift
+    /// song.title = "Typo"
+    /// store.discardChanges()
+    /// song.title   // the saved title
+    /// ```
+    public func discardChanges() {
+        for object in insertedObjects where object.pendingChange == .inserted {
+            undoInsert(of: object)
+        }
+        for object in updatedObjects + deletedObjects where object.pendingChange != .none {
+            object.pendingChange = .none
+            object.hasContent = false
+        }
+        for entry in entriesByType.values {
+            entry.pendingInsertCount = 0
+            entry.pendingDeleteCount = 0
+        }
+        insertedObjects.removeAll()
+        updatedObjects.removeAll()
+        deletedObjects.removeAll()
+        pendingObjectCount = 0
+    }
+
+    // MARK: Internal
+
+    /// Marks an object updated from a `Stored` property's setter (which cannot throw). An
+    /// object whose content could not be loaded is not marked: saving it would overwrite its
+    /// record with partial fields.
+    internal func markUpdated(_ object: StoredObject) {
+        guard object.pendingChange == .none, object.hasContent, object.entry != nil else { return }
+        beginUpdate(of: object)
+    }
+
+    /// Inserts an object met as a reference while encoding a save; failures are kept in the
+    /// context and thrown by the save.
+    internal func insertReferenced(_ object: StoredObject, context: EncodingContext) {
+        do {
+            try insert(object)
+            context.autoInserted.append(object)
+        } catch {
+            context.record(error)
+        }
+    }
+
+    private func beginUpdate(of object: StoredObject) {
+        object.pendingChange = .updated
+        pendingObjectCount += 1
+        updatedObjects.append(object)
+    }
+
+    private func checkOwnership(of object: StoredObject) throws {
+        try checkOpen()
+        guard let owner = object.attachedStore else {
+            if object.isDeleted {
+                throw StoreError.objectDeleted(class: type(of: object).storageName, rowID: object.rowID)
+            }
+            throw StoreError.objectNotInStore(class: type(of: object).storageName)
+        }
+        guard owner === self else {
+            throw StoreError.objectInAnotherStore(class: type(of: object).storageName, rowID: object.rowID)
+        }
+    }
+
+    private func encode(_ object: StoredObject, into batch: inout WriteBatch, using buffer: inout DataBuffer) {
+        guard let entry = object.entry else { return }
+        buffer.removeAll()
+        object.writeContent(to: &buffer)
+        batch.putRecord(rowID: object.rowID, header: .init(version: entry.version), content: buffer, in: entry.name)
+    }
+
+    /// Takes back an insert that was never saved: the object leaves the store, its rowID is
+    /// not reused.
+    private func undoInsert(of object: StoredObject) {
+        guard object.pendingChange == .inserted, let entry = object.entry else { return }
+        entry.pendingInsertCount -= 1
+        pendingObjectCount -= 1
+        entry.drop(object.rowID)
+        entry.forget(object)
+        object.detach()
+        object.rowID = 0
+    }
+
+    private func finishSave(newlyDeleted: [ObjectIdentifier: [UInt64]]) {
+        for entry in entriesByType.values {
+            if entry.needsRecordWrite || newlyDeleted[ObjectIdentifier(entry)] != nil {
+                let record = entry.record(addingDeleted: newlyDeleted[ObjectIdentifier(entry)] ?? [])
+                records[entry.name] = record
+                entry.deletedRowIDs = record.deletedRowIDs
+                entry.droppedRowIDs = []
+                entry.savedNextRowID = entry.nextRowID
+                entry.needsRecordWrite = false
+            }
+            entry.pendingInsertCount = 0
+            entry.pendingDeleteCount = 0
+        }
+        for object in insertedObjects + updatedObjects
+        where object.pendingChange == .inserted || object.pendingChange == .updated {
+            object.pendingChange = .none
+        }
+        for object in deletedObjects where object.pendingChange == .deleted {
+            object.entry?.forget(object)
+            object.detach()
+            object.isDeleted = true
+        }
+        insertedObjects.removeAll()
+        updatedObjects.removeAll()
+        deletedObjects.removeAll()
+        pendingObjectCount = 0
+    }
+}

@@ -1,0 +1,228 @@
+// Store: the unit-of-work context over a backend. It registers classes, hands out rowIDs,
+// uniques objects, and turns inserts, updates and deletes into one write batch on save.
+// This file holds its state, opening, registration and closing; the unit of work, fetching
+// and named buffers are extensions in files of their own.
+
+import Foundation
+
+/// A unit-of-work context over a store directory: the Larder counterpart of Core Data's
+/// managed object context.
+///
+/// ```swift
+/// let store = try Store(path: "/tmp/music.larder")
+/// try store.register(Song.self)
+/// try store.register(Playlist.self)
+///
+/// let song = Song()
+/// song.title = "So What"
+/// try store.insert(song)
+/// try store.saveChanges()
+/// ```
+///
+/// A store is used from one thread (or actor) at a time. Within a store there is at most one
+/// live instance per class and rowID.
+public final class Store {
+    internal let backend: any Backend
+
+    internal var entriesByType: [ObjectIdentifier: ClassEntry] = [:]
+    internal var entriesByName: [String: ClassEntry] = [:]
+    internal var entriesByID: [UInt64: ClassEntry] = [:]
+    /// Every class record in the store, registered in this session or not.
+    internal var records: [String: ClassRecord] = [:]
+
+    internal var insertedObjects: [StoredObject] = []
+    internal var updatedObjects: [StoredObject] = []
+    internal var deletedObjects: [StoredObject] = []
+    internal var pendingObjectCount = 0
+
+    internal var enumerationDepth = 0
+    internal private(set) var isDissolvingRelationships = false
+    internal private(set) var isClosed = false
+
+    /// The metadata table: format version and class registry.
+    internal static let metadataTable = "_store"
+    /// The table of named data buffers.
+    internal static let namesTable = "_names"
+    /// The store format this version of Larder writes and reads.
+    internal static let formatVersion: UInt64 = 1
+    internal static let formatKey = Array("format".utf8)
+
+    /// Opens a store on `backend`, reading its class registry.
+    ///
+    /// ```swift
+    /// let store = try Store(backend: TokyoCabinetBackend(path: "/tmp/music.larder"))
+    /// ```
+    public init(backend: any Backend) throws {
+        self.backend = backend
+        try loadMetadata()
+    }
+
+    /// Opens (or creates) the store directory at `path` with a ``TokyoCabinetBackend``.
+    ///
+    /// ```swift
+    /// let store = try Store(path: "/tmp/music.larder")
+    /// ```
+    public convenience init(path: String) throws {
+        try self.init(backend: TokyoCabinetBackend(path: path))
+    }
+
+    deinit {
+        if !isClosed {
+            detachAllLiveObjects()
+            try? backend.close()
+        }
+    }
+
+    /// Registers a class so its objects can be inserted, fetched and referenced. Classes may
+    /// be registered in any order, in any session: a class keeps its ID by storage name.
+    ///
+    /// ```swift
+    /// try store.register(Song.self)
+    /// ```
+    public func register(_ type: StoredObject.Type) throws {
+        try checkOpen()
+        let key = ObjectIdentifier(type)
+        guard entriesByType[key] == nil else { return }
+        let name = type.storageName
+        guard Self.isValidStorageName(name) else { throw StoreError.invalidStorageName(name) }
+        if let other = entriesByName[name] {
+            throw StoreError.storageNameTaken(name: name, byType: String(reflecting: other.type))
+        }
+        let record: ClassRecord
+        if let existing = records[name] {
+            record = existing
+        } else {
+            let classID = (records.values.map(\.classID).max() ?? 0) + 1
+            record = ClassRecord(classID: classID, nextRowID: 1, version: type.version, deletedRowIDs: RowIDRanges())
+            var batch = WriteBatch()
+            batch.put(RecordEnvelope.wrap(record.encoded()), forKey: ClassRecord.key(for: name), in: Self.metadataTable)
+            try backend.apply(batch)
+            records[name] = record
+        }
+        // Open the class file now, so a damaged or foreign file is reported at registration.
+        _ = try backend.recordCount(in: name)
+        let entry = ClassEntry(type: type, name: name, record: record)
+        entriesByType[key] = entry
+        entriesByName[name] = entry
+        entriesByID[record.classID] = entry
+    }
+
+    /// Asks every live object to release the stored objects it holds
+    /// (``StoredObject/dissolveAllRelationships()``), breaking reference cycles. Changes made
+    /// while dissolving are not tracked.
+    ///
+    /// ```swift
+    /// store.dissolveAllRelationships()
+    /// ```
+    public func dissolveAllRelationships() {
+        isDissolvingRelationships = true
+        defer { isDissolvingRelationships = false }
+        let objects = entriesByType.values.flatMap { $0.allLiveObjects() }
+        for object in objects {
+            object.dissolveAllRelationships()
+        }
+    }
+
+    /// Closes the store: dissolves relationships, detaches every object and closes the files.
+    /// Throws ``StoreError/unsavedChanges`` when there are unsaved changes (save or discard
+    /// them first), so nothing is lost by accident.
+    ///
+    /// ```swift
+    /// try store.saveChanges()
+    /// try store.close()
+    /// ```
+    public func close() throws {
+        guard !isClosed else { return }
+        guard !hasUnsavedChanges else { throw StoreError.unsavedChanges }
+        dissolveAllRelationships()
+        detachAllLiveObjects()
+        isClosed = true
+        try backend.close()
+    }
+
+    // MARK: Internal
+
+    internal func checkOpen() throws {
+        if isClosed { throw StoreError.closed }
+    }
+
+    /// The entry of a registered class.
+    internal func entry(for type: StoredObject.Type) throws -> ClassEntry {
+        try checkOpen()
+        guard let entry = entriesByType[ObjectIdentifier(type)] else {
+            throw StoreError.classNotRegistered(type.storageName)
+        }
+        return entry
+    }
+
+    /// The entry of a registered class by classID, as written by `writeAnyReference`.
+    internal func entry(forClassID classID: UInt64) throws -> ClassEntry {
+        try checkOpen()
+        if let entry = entriesByID[classID] { return entry }
+        if let name = records.first(where: { $0.value.classID == classID })?.key {
+            throw StoreError.classNotRegistered(name)
+        }
+        throw StoreError.unknownClassID(classID)
+    }
+
+    private func loadMetadata() throws {
+        let table = Self.metadataTable
+        var foundFormat: UInt64?
+        try backend.forEachRecord(in: table) { key, value in
+            if key.elementsEqual(Self.formatKey) {
+                var buffer = try Self.openMetadata(value, key: "format")
+                foundFormat = try Self.decodeMetadata("format") { try buffer.readVarInt() }
+            } else if let name = ClassRecord.name(inKey: key) {
+                var buffer = try Self.openMetadata(value, key: "class/" + name)
+                records[name] = try Self.decodeMetadata("class/" + name) { try ClassRecord(decoding: &buffer) }
+            }
+            return true
+        }
+        if let foundFormat {
+            guard foundFormat <= Self.formatVersion else { throw StoreError.unsupportedFormat(version: foundFormat) }
+        } else {
+            var buffer = DataBuffer()
+            buffer.writeVarInt(Self.formatVersion)
+            var batch = WriteBatch()
+            batch.put(RecordEnvelope.wrap(buffer), forKey: Self.formatKey, in: table)
+            try backend.apply(batch)
+        }
+        let ids = records.values.map(\.classID)
+        if Set(ids).count != ids.count {
+            throw StoreError.corruptMetadata(key: "class/", reason: "two classes share a class ID")
+        }
+    }
+
+    private static func openMetadata(_ value: UnsafeRawBufferPointer, key: String) throws -> DataBuffer {
+        do {
+            return try RecordEnvelope.open(value)
+        } catch {
+            throw StoreError.corruptMetadata(key: key, reason: "bad record envelope")
+        }
+    }
+
+    private static func decodeMetadata<T>(_ key: String, _ decode: () throws -> T) throws -> T {
+        do {
+            return try decode()
+        } catch {
+            throw StoreError.corruptMetadata(key: key, reason: "\(error)")
+        }
+    }
+
+    /// Detaches every live object (they keep their fields) and empties the identity maps.
+    internal func detachAllLiveObjects() {
+        let objects = entriesByType.values.flatMap { $0.takeAllLiveObjects() }
+        for object in objects {
+            object.detach()
+        }
+        insertedObjects.removeAll()
+        updatedObjects.removeAll()
+        deletedObjects.removeAll()
+        pendingObjectCount = 0
+    }
+
+    /// A storage name is a file name that cannot collide with the store's own files.
+    internal static func isValidStorageName(_ name: String) -> Bool {
+        !name.hasPrefix("_") && TokyoCabinetBackend.isValidTableName(name)
+    }
+}

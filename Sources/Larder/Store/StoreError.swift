@@ -1,0 +1,93 @@
+// StoreError: every way the object store and its backend report failure, each case carrying
+// the file, class, rowID or name a user needs to act on it.
+
+/// An error of the object store or its storage backend.
+///
+/// ```swift
+/// do {
+///     let store = try Store(path: "/tmp/music.larder")
+/// } catch StoreError.locked(let path) {
+///     print("\(path) is open in another process")
+/// }
+/// ```
+public enum StoreError: Error, Equatable, Sendable {
+    /// The store path exists and is not a directory.
+    case notADirectory(path: String)
+    /// A file of the store could not be opened or created.
+    case cannotOpen(path: String, reason: String)
+    /// A file in the store directory is not a Tokyo Cabinet database (or its header is damaged).
+    case notAStoreFile(path: String)
+    /// Another process has the file open for writing.
+    case locked(path: String)
+    /// This process already has the file open through another store.
+    case alreadyOpenInThisProcess(path: String)
+    /// Reading or writing a file failed; the files are as they were before the operation.
+    case ioFailure(path: String, operation: String, reason: String)
+    /// The store was written by a newer version of Larder.
+    case unsupportedFormat(version: UInt64)
+    /// Store metadata is damaged or not understood.
+    case corruptMetadata(key: String, reason: String)
+
+    /// A class's storage name cannot be used as a file name.
+    case invalidStorageName(String)
+    /// Two different types were registered under the same storage name.
+    case storageNameTaken(name: String, byType: String)
+    /// The class is not registered in this store (`Store.register(_:)`).
+    case classNotRegistered(String)
+    /// A reference names a class ID this store has never registered.
+    case unknownClassID(UInt64)
+
+    /// The object is not inserted in a store (or its store was closed).
+    case objectNotInStore(class: String)
+    /// The object belongs to a different store.
+    case objectInAnotherStore(class: String, rowID: UInt64)
+    /// The object was deleted.
+    case objectDeleted(class: String, rowID: UInt64)
+    /// A fault's record is not in its class file.
+    case missingRecord(class: String, rowID: UInt64)
+    /// A record's envelope is damaged: it cannot be trusted.
+    case corruptRecord(class: String, rowID: UInt64)
+    /// A record's content could not be read by the class's `readContent(from:in:)`.
+    case undecodableRecord(class: String, rowID: UInt64, reason: String)
+    /// A named data buffer is damaged.
+    case corruptNamedBuffer(name: String)
+    /// A named data buffer's name is empty.
+    case invalidBufferName(String)
+
+    /// `saveChanges()` was called from inside `forEachObject`.
+    case saveDuringEnumeration
+    /// `close()` was called with unsaved changes: save or discard them first.
+    case unsavedChanges
+    /// The store is closed.
+    case closed
+}
+
+extension StoreError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case let .notADirectory(path): return "store path is not a directory: \(path)"
+        case let .cannotOpen(path, reason): return "cannot open \(path): \(reason)"
+        case let .notAStoreFile(path): return "not a Tokyo Cabinet database file: \(path)"
+        case let .locked(path): return "\(path) is locked by another process"
+        case let .alreadyOpenInThisProcess(path): return "\(path) is already open in this process"
+        case let .ioFailure(path, operation, reason): return "\(operation) failed on \(path): \(reason)"
+        case let .unsupportedFormat(version): return "store format \(version) is newer than this Larder understands"
+        case let .corruptMetadata(key, reason): return "store metadata '\(key)' is damaged: \(reason)"
+        case let .invalidStorageName(name): return "invalid storage name '\(name)': use letters, digits, _ - . and do not start with _ or ."
+        case let .storageNameTaken(name, type): return "storage name '\(name)' is already registered by \(type)"
+        case let .classNotRegistered(name): return "class \(name) is not registered in this store"
+        case let .unknownClassID(id): return "no class with ID \(id) in this store"
+        case let .objectNotInStore(name): return "the \(name) is not inserted in an open store"
+        case let .objectInAnotherStore(name, rowID): return "\(name) \(rowID) belongs to another store"
+        case let .objectDeleted(name, rowID): return "\(name) \(rowID) was deleted"
+        case let .missingRecord(name, rowID): return "\(name) \(rowID) has no record"
+        case let .corruptRecord(name, rowID): return "the record of \(name) \(rowID) is damaged"
+        case let .undecodableRecord(name, rowID, reason): return "cannot read \(name) \(rowID): \(reason)"
+        case let .corruptNamedBuffer(name): return "the named buffer '\(name)' is damaged"
+        case let .invalidBufferName(name): return "invalid buffer name '\(name)'"
+        case .saveDuringEnumeration: return "saveChanges() cannot run inside forEachObject"
+        case .unsavedChanges: return "the store has unsaved changes: save or discard them before closing"
+        case .closed: return "the store is closed"
+        }
+    }
+}
