@@ -1,0 +1,110 @@
+// Deletes: delete rules, rowIDs never reused, references to deleted rows reading as nil.
+
+import Foundation
+import Testing
+@testable import Larder
+
+@Suite struct DeleteTests {
+    @Test func deletedObjectsDisappearFromLookupsAndCounts() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let store = try directory.openStore()
+            try insertLibrary(into: store, songs: 1_000, perPlaylist: 100)
+            for rowID in stride(from: 2 as UInt64, through: 1_000, by: 2) {
+                try store.delete(try #require(try store.object(of: Song.self, rowID: rowID)))
+            }
+            #expect(try store.count(of: Song.self) == 500)
+            try store.saveChanges()
+            #expect(try store.count(of: Song.self) == 500)
+            try store.close()
+        }
+        let store = try directory.openStore()
+        #expect(try store.count(of: Song.self) == 500)
+        #expect(try store.object(of: Song.self, rowID: 2) == nil)
+        #expect(try store.object(of: Song.self, rowID: 3)?.title == "Song 3")
+        #expect(try store.allObjects(of: Song.self).map(\.rowID) == Array(stride(from: 1, through: 999, by: 2)))
+        // References to deleted rows read as nil and are left out of ordered lists.
+        let playlist = try #require(try store.object(of: Playlist.self, rowID: 1))
+        #expect(playlist.songs.map(\.rowID) == Array(stride(from: 1, through: 99, by: 2)))
+    }
+
+    @Test func aDeletedRowIDIsNeverHandedOutAgain() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let store = try directory.openStore()
+            for i in 1 ... 5 { try store.insert(Song(title: "\(i)", seconds: 0)) }
+            try store.saveChanges()
+            try store.delete(try #require(try store.object(of: Song.self, rowID: 5)))
+            try store.saveChanges()
+            try store.close()
+        }
+        let store = try directory.openStore()
+        let song = Song(title: "six", seconds: 0)
+        try store.insert(song)
+        #expect(song.rowID == 6)
+    }
+
+    @Test func prepareForDeleteRunsTheDeleteRules() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let store = try directory.openStore()
+            let (songs, playlists) = try insertLibrary(into: store, songs: 10, perPlaylist: 5)
+            songs[2].playlistsToLeave = [playlists[0]]
+            try store.delete(songs[2])
+            #expect(playlists[0].songs.count == 4)
+            try store.saveChanges()
+            try store.close()
+        }
+        let store = try directory.openStore()
+        let playlist = try #require(try store.object(of: Playlist.self, rowID: 1))
+        #expect(playlist.songs.map(\.title) == ["Song 1", "Song 2", "Song 4", "Song 5"])
+    }
+
+    @Test func deletingAnUnsavedInsertForgetsIt() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.openStore()
+        let song = Song(title: "brief", seconds: 0)
+        try store.insert(song)
+        try store.delete(song)
+        #expect(!store.hasUnsavedChanges)
+        #expect(song.isDeleted)
+        #expect(song.store == nil)
+        #expect(try store.count(of: Song.self) == 0)
+        #expect(throws: StoreError.objectDeleted(class: "Song", rowID: 1)) { try store.insert(song) }
+        let next = Song(title: "next", seconds: 0)
+        try store.insert(next)
+        #expect(next.rowID == 2)
+    }
+
+    @Test func aSavedDeleteDetachesTheObject() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.openStore()
+        let song = Song(title: "gone", seconds: 0)
+        try store.insert(song)
+        try store.saveChanges()
+        try store.delete(song)
+        #expect(throws: StoreError.objectDeleted(class: "Song", rowID: 1)) { try store.willUpdate(song) }
+        try store.saveChanges()
+        #expect(song.isDeleted)
+        #expect(song.store == nil)
+        #expect(throws: StoreError.objectDeleted(class: "Song", rowID: 1)) { try store.delete(song) }
+    }
+
+    @Test func aDanglingSingleReferenceReadsAsNil() throws {
+        let directory = TemporaryDirectory()
+        let types: [StoredObject.Type] = [Song.self, Artist.self]
+        do {
+            let store = try directory.openStore(types)
+            let artist = Artist()
+            artist.favorite = Song(title: "fav", seconds: 1)
+            try store.insert(artist)
+            try store.saveChanges()
+            try store.delete(try #require(artist.favorite))   // no delete rule clears artist.favorite
+            try store.saveChanges()
+            try store.close()
+        }
+        let store = try directory.openStore(types)
+        let artist = try #require(try store.object(of: Artist.self, rowID: 1))
+        #expect(artist.favorite == nil)
+    }
+}
