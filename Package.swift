@@ -12,9 +12,14 @@ let package = Package(
             pkgConfig: "tokyocabinet",
             providers: [.apt(["libtokyocabinet-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "Larder",
-            dependencies: ["CTokyoCabinet"]
+            dependencies: ["CTokyoCabinet", "CZlib"]
         ),
         .testTarget(
             name: "LarderTests",

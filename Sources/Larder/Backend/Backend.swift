@@ -28,10 +28,18 @@ public protocol Backend: AnyObject {
     /// The number of records in `table` (0 for a table never written).
     func recordCount(in table: String) throws -> Int
 
-    /// Applies every put and delete of `batch`. When it throws, the backend has applied none
-    /// of the batch to any table it could roll back.
+    /// Applies every put and delete of `batch`, to every table or (when it throws) to none:
+    /// a batch is the unit of atomicity of the store.
     func apply(_ batch: WriteBatch) throws
 
     /// Closes every file. The backend is not used again.
     func close() throws
+
+    /// True when the backend was opened for reading only: ``apply(_:)`` throws.
+    var isReadOnly: Bool { get }
+}
+
+extension Backend {
+    /// Backends are writable unless they say otherwise.
+    public var isReadOnly: Bool { false }
 }

@@ -101,15 +101,27 @@ public struct WriteBatch: Sendable {
 
     // MARK: Fast path for the store
 
-    /// Adds a put of a record under a rowID key: the envelope header, then `content`'s bytes.
-    internal mutating func putRecord(rowID: UInt64, header: RecordEnvelope.Header, content: DataBuffer, in table: String) {
+    /// Adds a put of `content` sealed in a record envelope (format, version, checksum) under
+    /// a rowID key.
+    internal mutating func putRecord(rowID: UInt64, version: UInt8, content: DataBuffer, in table: String) {
         let index = tableIndex(table)
         let keyStart = arena.count
         RowIDKey.append(rowID, to: &arena)
+        appendSealedValue(version: version, content: content, keyStart: keyStart, tableIndex: index)
+    }
+
+    /// Adds a put of `content` sealed in a record envelope under `key`.
+    internal mutating func putSealed(_ content: DataBuffer, forKey key: [UInt8], in table: String) {
+        let index = tableIndex(table)
+        let keyStart = arena.count
+        arena.append(contentsOf: key)
+        appendSealedValue(version: content.versionOfData, content: content, keyStart: keyStart, tableIndex: index)
+    }
+
+    private mutating func appendSealedValue(version: UInt8, content: DataBuffer, keyStart: Int, tableIndex index: Int) {
         let valueStart = arena.count
-        header.append(to: &arena)
-        arena.append(contentsOf: content.bytes)
-        append(Operation(kind: .put, keyStart: keyStart, keyCount: RowIDKey.size,
+        RecordEnvelope.append(version: version, content: content.bytes, to: &arena, keyStart: keyStart)
+        append(Operation(kind: .put, keyStart: keyStart, keyCount: valueStart - keyStart,
                          valueStart: valueStart, valueCount: arena.count - valueStart), to: index)
     }
 

@@ -1,41 +1,59 @@
 // RecordEnvelope: the bytes around an object's content in its class file (and around named
-// buffers and metadata): [format byte][version byte][content...]. See docs/FORMAT.md.
+// buffers and metadata records):
+//
+//   [format 0x02][version][content...][CRC-32 of key + everything before it, 4 bytes LE]
+//
+// The checksum covers the record's key too, so damaged bytes and a record copied under
+// another key are both detected. Format 0x01 (no checksum) is still read. See docs/FORMAT.md.
 
 /// The framing of every stored record.
 internal enum RecordEnvelope {
-    /// Format byte of a plain (unencrypted, unchecksummed) record.
+    /// Format byte of a record without checksum (written by the first Larder versions).
     static let plainFormat: UInt8 = 0x01
+    /// Format byte of a record with a trailing CRC-32.
+    static let checkedFormat: UInt8 = 0x02
+    static let checksumSize = 4
 
-    /// The two bytes in front of a record's content.
-    struct Header: Equatable {
-        var format: UInt8 = RecordEnvelope.plainFormat
-        var version: UInt8
+    /// Why a record's envelope cannot be opened.
+    enum Failure: Error, Equatable {
+        case tooShort
+        case unknownFormat(UInt8)
+        case checksumMismatch
+    }
 
-        func append(to bytes: inout [UInt8]) {
-            bytes.append(format)
-            bytes.append(version)
+    /// Appends a sealed record for `content` to `bytes`, whose tail from `keyStart` on already
+    /// holds the record's key: the checksum covers the key and the record.
+    static func append(version: UInt8, content: [UInt8], to bytes: inout [UInt8], keyStart: Int) {
+        bytes.append(checkedFormat)
+        bytes.append(version)
+        bytes.append(contentsOf: content)
+        let crc = bytes.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[keyStart...])) }
+        withUnsafeBytes(of: crc.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Opens a record stored under `key`: its content in a buffer ready for reading, with its
+    /// version, after checking the checksum.
+    static func open(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(Failure) -> DataBuffer {
+        guard record.count >= 2 else { throw .tooShort }
+        switch record[0] {
+        case checkedFormat:
+            guard record.count >= 2 + checksumSize else { throw .tooShort }
+            let body = UnsafeRawBufferPointer(rebasing: record[..<(record.count - checksumSize)])
+            let stored = UInt32(littleEndian: record.loadUnaligned(fromByteOffset: body.count, as: UInt32.self))
+            guard Checksum.crc32(key, body) == stored else { throw .checksumMismatch }
+            return DataBuffer(bytes: Array(body[2...]), versionOfData: record[1])
+        case plainFormat:
+            return DataBuffer(bytes: Array(record[2...]), versionOfData: record[1])
+        default:
+            throw .unknownFormat(record[0])
         }
     }
 
-    /// Why a record's envelope cannot be opened.
-    enum Failure: Error {
-        case tooShort
-        case unknownFormat(UInt8)
-    }
-
-    /// The whole record: header then content.
-    static func wrap(_ content: DataBuffer) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(content.bytes.count + 2)
-        Header(version: content.versionOfData).append(to: &bytes)
-        bytes.append(contentsOf: content.bytes)
-        return bytes
-    }
-
-    /// Opens a record: its content in a buffer ready for reading, with its version.
-    static func open(_ record: UnsafeRawBufferPointer) throws(Failure) -> DataBuffer {
-        guard record.count >= 2 else { throw .tooShort }
-        guard record[0] == plainFormat else { throw .unknownFormat(record[0]) }
-        return DataBuffer(bytes: Array(record[2...]), versionOfData: record[1])
+    /// Opens a record stored under the key `key`.
+    static func open(_ record: UnsafeRawBufferPointer, key: [UInt8]) throws(Failure) -> DataBuffer {
+        let opened: Result<DataBuffer, Failure> = key.withUnsafeBytes { key in
+            Result { () throws(Failure) -> DataBuffer in try open(record, key: key) }
+        }
+        return try opened.get()
     }
 }

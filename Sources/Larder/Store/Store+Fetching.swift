@@ -20,9 +20,12 @@ extension Store {
             return unsafeDowncast(live, to: T.self)
         }
         guard rowID >= 1 else { return nil }
-        return try backend.withValue(forKey: RowIDKey.bytes(rowID), in: entry.name) { record in
+        let key = RowIDKey.bytes(rowID)
+        return try backend.withValue(forKey: key, in: entry.name) { record in
             guard let record else { return nil }
-            return try materialize(T.self, rowID: rowID, record: record, entry: entry)
+            return try key.withUnsafeBytes { key in
+                try materialize(T.self, rowID: rowID, record: record, key: key, entry: entry)
+            }
         }
     }
 
@@ -65,10 +68,10 @@ extension Store {
             }
             if let live = entry.liveObject(rowID) {
                 guard live.pendingChange != .deleted else { return true }
-                if !live.hasContent { try fill(live, from: record, entry: entry) }
+                if !live.hasContent { try fill(live, from: record, key: key, entry: entry) }
                 try body(unsafeDowncast(live, to: T.self))
             } else {
-                try body(try materialize(T.self, rowID: rowID, record: record, entry: entry))
+                try body(try materialize(T.self, rowID: rowID, record: record, key: key, entry: entry))
             }
             return true
         }
@@ -114,29 +117,31 @@ extension Store {
         guard let entry = object.entry else {
             throw StoreError.objectNotInStore(class: type(of: object).storageName)
         }
-        try backend.withValue(forKey: RowIDKey.bytes(object.rowID), in: entry.name) { record in
+        let key = RowIDKey.bytes(object.rowID)
+        try backend.withValue(forKey: key, in: entry.name) { record in
             guard let record else { throw StoreError.missingRecord(class: entry.name, rowID: object.rowID) }
-            try fill(object, from: record, entry: entry)
+            try key.withUnsafeBytes { key in try fill(object, from: record, key: key, entry: entry) }
         }
     }
 
     /// A new live object for a record read from the class file.
     private func materialize<T: StoredObject>(_ type: T.Type, rowID: UInt64, record: UnsafeRawBufferPointer,
-                                              entry: ClassEntry) throws -> T {
+                                              key: UnsafeRawBufferPointer, entry: ClassEntry) throws -> T {
         let object = T()
         object.attach(to: self, entry: entry, rowID: rowID)
         object.hasContent = false
         entry.remember(object)
-        try fill(object, from: record, entry: entry)
+        try fill(object, from: record, key: key, entry: entry)
         return object
     }
 
     /// Reads `record` into `object`, which becomes an object with content. Writes made while
     /// reading are not tracked as updates.
-    private func fill(_ object: StoredObject, from record: UnsafeRawBufferPointer, entry: ClassEntry) throws {
+    private func fill(_ object: StoredObject, from record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                      entry: ClassEntry) throws {
         var buffer: DataBuffer
         do {
-            buffer = try RecordEnvelope.open(record)
+            buffer = try RecordEnvelope.open(record, key: key)
         } catch {
             throw StoreError.corruptRecord(class: entry.name, rowID: object.rowID)
         }

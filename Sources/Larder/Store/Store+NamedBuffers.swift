@@ -14,7 +14,7 @@ extension Store {
         try checkOpen()
         guard !name.isEmpty else { throw StoreError.invalidBufferName(name) }
         var batch = WriteBatch()
-        batch.put(RecordEnvelope.wrap(buffer), forKey: Array(name.utf8), in: Self.namesTable)
+        batch.putSealed(buffer, forKey: Array(name.utf8), in: Self.namesTable)
         try backend.apply(batch)
     }
 
@@ -30,7 +30,7 @@ extension Store {
         return try backend.withValue(forKey: Array(name.utf8), in: Self.namesTable) { record in
             guard let record else { return nil }
             do {
-                return try RecordEnvelope.open(record)
+                return try RecordEnvelope.open(record, key: Array(name.utf8))
             } catch {
                 throw StoreError.corruptNamedBuffer(name: name)
             }

@@ -133,7 +133,7 @@ extension Store {
             // The registry goes last, after the class files it describes.
             for entry in entriesByType.values where entry.needsRecordWrite || newlyDeleted[ObjectIdentifier(entry)] != nil {
                 let record = entry.record(addingDeleted: newlyDeleted[ObjectIdentifier(entry)] ?? [])
-                batch.put(RecordEnvelope.wrap(record.encoded()), forKey: ClassRecord.key(for: entry.name), in: Self.metadataTable)
+                batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: entry.name), in: Self.metadataTable)
             }
             try backend.apply(batch)
         } catch {
@@ -213,7 +213,7 @@ extension Store {
         guard let entry = object.entry else { return }
         buffer.removeAll()
         object.writeContent(to: &buffer)
-        batch.putRecord(rowID: object.rowID, header: .init(version: entry.version), content: buffer, in: entry.name)
+        batch.putRecord(rowID: object.rowID, version: entry.version, content: buffer, in: entry.name)
     }
 
     /// Takes back an insert that was never saved: the object leaves the store, its rowID is

@@ -94,9 +94,11 @@ public final class Store {
         } else {
             let classID = (records.values.map(\.classID).max() ?? 0) + 1
             record = ClassRecord(classID: classID, nextRowID: 1, version: type.version, deletedRowIDs: RowIDRanges())
-            var batch = WriteBatch()
-            batch.put(RecordEnvelope.wrap(record.encoded()), forKey: ClassRecord.key(for: name), in: Self.metadataTable)
-            try backend.apply(batch)
+            if !backend.isReadOnly {
+                var batch = WriteBatch()
+                batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: name), in: Self.metadataTable)
+                try backend.apply(batch)
+            }
             records[name] = record
         }
         // Open the class file now, so a damaged or foreign file is reported at registration.
@@ -170,21 +172,21 @@ public final class Store {
         var foundFormat: UInt64?
         try backend.forEachRecord(in: table) { key, value in
             if key.elementsEqual(Self.formatKey) {
-                var buffer = try Self.openMetadata(value, key: "format")
+                var buffer = try Self.openMetadata(value, key: key, name: "format")
                 foundFormat = try Self.decodeMetadata("format") { try buffer.readVarInt() }
             } else if let name = ClassRecord.name(inKey: key) {
-                var buffer = try Self.openMetadata(value, key: "class/" + name)
+                var buffer = try Self.openMetadata(value, key: key, name: "class/" + name)
                 records[name] = try Self.decodeMetadata("class/" + name) { try ClassRecord(decoding: &buffer) }
             }
             return true
         }
         if let foundFormat {
             guard foundFormat <= Self.formatVersion else { throw StoreError.unsupportedFormat(version: foundFormat) }
-        } else {
+        } else if !backend.isReadOnly {
             var buffer = DataBuffer()
             buffer.writeVarInt(Self.formatVersion)
             var batch = WriteBatch()
-            batch.put(RecordEnvelope.wrap(buffer), forKey: Self.formatKey, in: table)
+            batch.putSealed(buffer, forKey: Self.formatKey, in: table)
             try backend.apply(batch)
         }
         let ids = records.values.map(\.classID)
@@ -193,11 +195,12 @@ public final class Store {
         }
     }
 
-    private static func openMetadata(_ value: UnsafeRawBufferPointer, key: String) throws -> DataBuffer {
+    private static func openMetadata(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                                     name: String) throws -> DataBuffer {
         do {
-            return try RecordEnvelope.open(value)
+            return try RecordEnvelope.open(value, key: key)
         } catch {
-            throw StoreError.corruptMetadata(key: key, reason: "bad record envelope")
+            throw StoreError.corruptMetadata(key: name, reason: "damaged record (\(error))")
         }
     }
 

@@ -60,6 +60,11 @@ public enum StoreError: Error, Equatable, Sendable {
     case unsavedChanges
     /// The store is closed.
     case closed
+    /// The store was opened read-only: it cannot be changed.
+    case readOnly
+    /// A save was interrupted after its commit point and could not be finished; reopen the
+    /// store (as a writer) to complete it.
+    case needsRecovery(path: String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -88,6 +93,8 @@ extension StoreError: CustomStringConvertible {
         case .saveDuringEnumeration: return "saveChanges() cannot run inside forEachObject"
         case .unsavedChanges: return "the store has unsaved changes: save or discard them before closing"
         case .closed: return "the store is closed"
+        case .readOnly: return "the store is open read-only"
+        case let .needsRecovery(path): return "\(path) has an interrupted save: reopen it to recover"
         }
     }
 }

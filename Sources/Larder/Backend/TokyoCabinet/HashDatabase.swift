@@ -23,7 +23,7 @@ internal final class HashDatabase {
     let path: String
     private var handle: UnsafeMutablePointer<TCHDB>?
 
-    init(path: String, tuning: Tuning) throws {
+    init(path: String, tuning: Tuning, readOnly: Bool) throws {
         self.path = path
         guard let handle = tchdbnew() else {
             throw StoreError.cannotOpen(path: path, reason: "out of memory")
@@ -33,7 +33,8 @@ internal final class HashDatabase {
         _ = tchdbsetxmsiz(handle, tuning.mappedSize)
         // HDBOLCKNB: a file locked by another process fails at once instead of blocking.
         // Never HDBONOLCK: an unlocked opener can replay a writer's WAL over its commit.
-        let mode = Int32(HDBOWRITER | HDBOCREAT | HDBOLCKNB)
+        // Readers take a shared lock, writers an exclusive one.
+        let mode = readOnly ? Int32(HDBOREADER | HDBOLCKNB) : Int32(HDBOWRITER | HDBOCREAT | HDBOLCKNB)
         guard tchdbopen(handle, path, mode) else {
             let code = tchdbecode(handle)
             tchdbdel(handle)
@@ -98,28 +99,45 @@ internal final class HashDatabase {
         Int(tchdbrnum(try openHandle()))
     }
 
-    /// Applies `operations` inside one Tokyo Cabinet transaction: all or none of them.
-    func applyInTransaction(_ apply: (_ put: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-                                      _ delete: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    /// Starts a transaction: until ``commit()``, ``abort()`` undoes every write.
+    func beginTransaction() throws {
         let handle = try openHandle()
         guard tchdbtranbegin(handle) else { throw failure("begin transaction", code: tchdbecode(handle)) }
-        do {
-            try apply({ key, value in
-                guard tchdbput(handle, key.baseAddress, Int32(key.count), value.baseAddress, Int32(value.count)) else {
-                    throw self.failure("write", code: tchdbecode(handle))
-                }
-            }, { key in
-                guard tchdbout(handle, key.baseAddress, Int32(key.count)) else {
-                    let code = tchdbecode(handle)
-                    guard code == Int32(TCENOREC) else { throw self.failure("delete", code: code) }
-                    return
-                }
-            })
-            guard tchdbtrancommit(handle) else { throw failure("commit", code: tchdbecode(handle)) }
-        } catch {
-            _ = tchdbtranabort(handle)
-            throw error
+    }
+
+    /// Makes the transaction's writes permanent.
+    func commit() throws {
+        let handle = try openHandle()
+        guard tchdbtrancommit(handle) else { throw failure("commit", code: tchdbecode(handle)) }
+    }
+
+    /// Undoes the transaction's writes.
+    func abort() {
+        if let handle { _ = tchdbtranabort(handle) }
+    }
+
+    /// Stores `value` under `key`.
+    func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer) throws {
+        let handle = try openHandle()
+        guard tchdbput(handle, key.baseAddress, Int32(key.count), value.baseAddress, Int32(value.count)) else {
+            throw failure("write", code: tchdbecode(handle))
         }
+    }
+
+    /// Removes the record under `key`; a missing record is not an error.
+    func delete(_ key: UnsafeRawBufferPointer) throws {
+        let handle = try openHandle()
+        guard tchdbout(handle, key.baseAddress, Int32(key.count)) else {
+            let code = tchdbecode(handle)
+            guard code == Int32(TCENOREC) else { throw failure("delete", code: code) }
+            return
+        }
+    }
+
+    /// Writes the file's buffers to the device (fsync).
+    func sync() throws {
+        let handle = try openHandle()
+        guard tchdbsync(handle) else { throw failure("sync", code: tchdbecode(handle)) }
     }
 
     // MARK: Errors

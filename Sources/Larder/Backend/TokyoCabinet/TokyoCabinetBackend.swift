@@ -1,33 +1,63 @@
 // TokyoCabinetBackend: a store directory with one Tokyo Cabinet hash database per table
-// (`Song.tch`, `_store.tch`, `_names.tch`), opened on first use.
+// (`Song.tch`, `_store.tch`, `_names.tch`), opened on first use, and a commit journal that
+// makes every batch atomic across them.
 
 import Foundation
 
 /// The ``Backend`` that keeps a store in a directory of Tokyo Cabinet hash database files,
-/// one per table.
+/// one per table, committing every ``WriteBatch`` through a journal so that it is applied to
+/// all files or to none, even across a crash.
 ///
 /// ```swift
 /// let backend = try TokyoCabinetBackend(path: "/tmp/music.larder")
 /// let store = try Store(backend: backend)
 /// ```
+///
+/// The directory is locked through its `_store.tch` file: one writing process, or any number
+/// of reading processes, at a time.
 public final class TokyoCabinetBackend: Backend {
     /// The store directory.
     public let path: String
+    /// How the store was opened.
+    public let configuration: Store.Configuration
     private var databases: [String: HashDatabase] = [:]
     private var isClosed = false
+    /// Set when a batch passed its commit point but could not be finished: only reopening
+    /// (which replays the journal) brings the files and memory back in step.
+    private var needsRecovery = false
+    /// Fails a chosen file operation (tests only).
+    internal var faultInjector: FaultInjector?
 
-    /// Opens the store directory at `path`, creating it if it does not exist.
-    ///
-    /// Throws ``StoreError/notADirectory(path:)`` when `path` is a file.
+    /// The table whose file locks the whole directory.
+    static let lockTable = "_store"
+
+    /// Opens the store directory at `path` with the default configuration, creating it if it
+    /// does not exist.
     ///
     /// ```swift
     /// let backend = try TokyoCabinetBackend(path: "/tmp/music.larder")
     /// ```
-    public init(path: String) throws {
+    public convenience init(path: String) throws {
+        try self.init(path: path, configuration: Store.Configuration())
+    }
+
+    /// Opens the store directory at `path`: locks it (waiting up to the configuration's
+    /// `lockTimeout`), then finishes or discards a save interrupted by a crash.
+    ///
+    /// Throws ``StoreError/notADirectory(path:)`` when `path` is a file,
+    /// ``StoreError/locked(path:)`` when another process holds the store.
+    ///
+    /// ```swift
+    /// let reader = try TokyoCabinetBackend(path: "/tmp/music.larder", configuration: .init(readOnly: true))
+    /// ```
+    public init(path: String, configuration: Store.Configuration) throws {
         self.path = path
+        self.configuration = configuration
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw StoreError.notADirectory(path: path) }
+        } else if configuration.readOnly {
+            throw StoreError.cannotOpen(path: path, reason: "no store at this path")
         } else {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -35,6 +65,8 @@ public final class TokyoCabinetBackend: Backend {
                 throw StoreError.cannotOpen(path: path, reason: "\(error)")
             }
         }
+        try lockStore()
+        try recoverInterruptedCommit()
     }
 
     /// The file that holds `table`.
@@ -46,38 +78,75 @@ public final class TokyoCabinetBackend: Backend {
         (path as NSString).appendingPathComponent(table + ".tch")
     }
 
+    /// The commit journal's file, present only while a batch is being applied.
+    public var journalPath: String {
+        (path as NSString).appendingPathComponent("_journal")
+    }
+
+    public var isReadOnly: Bool { configuration.readOnly }
+
     public func withValue<Result>(
         forKey key: [UInt8], in table: String,
         _ body: (UnsafeRawBufferPointer?) throws -> Result
     ) throws -> Result {
-        try database(for: table).withValue(forKey: key, body)
+        guard let database = try database(for: table) else { return try body(nil) }
+        return try database.withValue(forKey: key, body)
     }
 
     public func forEachRecord(
         in table: String,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        try database(for: table).forEachRecord(body)
+        try database(for: table)?.forEachRecord(body)
     }
 
     public func recordCount(in table: String) throws -> Int {
-        try database(for: table).recordCount()
+        try database(for: table)?.recordCount() ?? 0
     }
 
-    /// Applies the batch one file at a time, each file inside its own Tokyo Cabinet
-    /// transaction.
+    /// Applies the batch atomically across files: writes it to the journal (synced, with
+    /// `.full` durability), applies it to every file inside Tokyo Cabinet transactions, syncs
+    /// the files, and removes the journal.
+    ///
+    /// A failure before any file commits leaves every file as it was. A failure after that
+    /// is rolled forward from the journal; if even that fails, the backend refuses further
+    /// work with ``StoreError/needsRecovery(path:)`` until the store is reopened, which
+    /// completes the batch.
     public func apply(_ batch: WriteBatch) throws {
-        for table in batch.tables {
-            let database = try database(for: table)
-            try database.applyInTransaction { put, delete in
-                try batch.forEachOperation(in: table) { kind, key, value in
-                    switch kind {
-                    case .put: try put(key, value)
-                    case .delete: try delete(key)
-                    }
-                }
+        guard !isClosed else { throw StoreError.closed }
+        guard !configuration.readOnly else { throw StoreError.readOnly }
+        guard !needsRecovery else { throw StoreError.needsRecovery(path: path) }
+        guard !batch.isEmpty else { return }
+        let sync = configuration.durability == .full
+        do {
+            try injectFault("write journal", journalPath)
+            try FileIO.write(CommitJournal.encode(batch), to: journalPath, sync: sync)
+            if sync {
+                try injectFault("sync directory", path)
+                try FileIO.syncDirectory(path)
+            }
+        } catch {
+            try? FileIO.remove(journalPath)
+            throw error
+        }
+        do {
+            try applyToFiles(batch)
+        } catch let failure as ApplyFailure where !failure.committedAny {
+            try? FileIO.remove(journalPath)
+            throw failure.error
+        } catch {
+            try rollForward(batch)
+        }
+        if sync {
+            do {
+                try syncFiles(of: batch)
+            } catch {
+                try rollForward(batch)
             }
         }
+        // A journal left behind is harmless: replaying it on open rewrites the same values.
+        try? injectFault("remove journal", journalPath)
+        try? FileIO.remove(journalPath)
     }
 
     public func close() throws {
@@ -91,12 +160,118 @@ public final class TokyoCabinetBackend: Backend {
         if let firstError { throw firstError }
     }
 
-    private func database(for table: String) throws -> HashDatabase {
+    // MARK: Commit machinery
+
+    /// Why applying a batch to the files failed, and whether any file had committed it.
+    private struct ApplyFailure: Error {
+        var error: any Error
+        var committedAny: Bool
+    }
+
+    /// Applies `batch` to its files: every file in a transaction, all writes, then commits.
+    private func applyToFiles(_ batch: WriteBatch) throws {
+        var open: [HashDatabase] = []
+        do {
+            for table in batch.tables {
+                guard let database = try database(for: table) else { throw StoreError.readOnly }
+                try injectFault("begin transaction", database.path)
+                try database.beginTransaction()
+                open.append(database)
+            }
+            for (table, database) in zip(batch.tables, open) {
+                try batch.forEachOperation(in: table) { kind, key, value in
+                    switch kind {
+                    case .put:
+                        try injectFault("write", database.path)
+                        try database.put(value, forKey: key)
+                    case .delete:
+                        try injectFault("delete", database.path)
+                        try database.delete(key)
+                    }
+                }
+            }
+        } catch {
+            open.forEach { $0.abort() }
+            throw ApplyFailure(error: error, committedAny: false)
+        }
+        for (index, database) in open.enumerated() {
+            do {
+                try injectFault("commit", database.path)
+                try database.commit()
+            } catch {
+                open[index...].forEach { $0.abort() }
+                throw ApplyFailure(error: error, committedAny: index > 0)
+            }
+        }
+    }
+
+    /// Finishes a batch that some files committed: applies it again (idempotent) and syncs.
+    private func rollForward(_ batch: WriteBatch) throws {
+        do {
+            try applyToFiles(batch)
+            if configuration.durability == .full { try syncFiles(of: batch) }
+        } catch {
+            needsRecovery = true
+            throw (error as? ApplyFailure)?.error ?? error
+        }
+    }
+
+    private func syncFiles(of batch: WriteBatch) throws {
+        for table in batch.tables {
+            guard let database = try database(for: table) else { continue }
+            try injectFault("sync", database.path)
+            try database.sync()
+        }
+    }
+
+    /// Opens the lock table, waiting for another process up to the configured timeout.
+    private func lockStore() throws {
+        let deadline = Date().addingTimeInterval(configuration.lockTimeout)
+        while true {
+            do {
+                _ = try database(for: Self.lockTable)
+                return
+            } catch StoreError.locked(let lockedPath) {
+                guard Date() < deadline else { throw StoreError.locked(path: lockedPath) }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+    }
+
+    /// Completes a batch whose journal is complete; discards a torn journal.
+    private func recoverInterruptedCommit() throws {
+        guard let bytes = try FileIO.read(journalPath) else { return }
+        guard let batch = CommitJournal.decode(bytes) else {
+            if !configuration.readOnly { try FileIO.remove(journalPath) }
+            return
+        }
+        guard !configuration.readOnly else { throw StoreError.needsRecovery(path: path) }
+        do {
+            try applyToFiles(batch)
+        } catch let failure as ApplyFailure {
+            throw failure.error
+        }
+        try syncFiles(of: batch)
+        try FileIO.remove(journalPath)
+        try FileIO.syncDirectory(path)
+    }
+
+    private func injectFault(_ operation: String, _ path: String) throws {
+        try faultInjector?.check(operation, path: path)
+    }
+
+    // MARK: Files
+
+    /// The open database of `table`, opening it on first use; nil for a table with no file in
+    /// a read-only store.
+    private func database(for table: String) throws -> HashDatabase? {
         if let database = databases[table] { return database }
         guard !isClosed else { throw StoreError.closed }
         guard Self.isValidTableName(table) else { throw StoreError.invalidStorageName(table) }
+        let filePath = filePath(for: table)
+        if configuration.readOnly && !FileIO.exists(filePath) { return nil }
         let tuning: HashDatabase.Tuning = table.hasPrefix("_") ? .smallFile : .classFile
-        let database = try HashDatabase(path: filePath(for: table), tuning: tuning)
+        let database = try HashDatabase(path: filePath, tuning: tuning, readOnly: configuration.readOnly)
         databases[table] = database
         return database
     }

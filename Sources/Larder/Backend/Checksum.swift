@@ -1,0 +1,16 @@
+// Checksum: the CRC-32 (zlib's, the ISO-HDLC polynomial) that guards records and the commit
+// journal against damaged bytes.
+
+import CZlib
+
+/// CRC-32 as computed by zlib's `crc32`.
+internal enum Checksum {
+    /// The CRC-32 of `parts`, in order, as if they were one byte string.
+    static func crc32(_ parts: UnsafeRawBufferPointer...) -> UInt32 {
+        var crc: UInt = CZlib.crc32(0, nil, 0)
+        for part in parts where part.count > 0 {
+            crc = CZlib.crc32(crc, part.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt32(part.count))
+        }
+        return UInt32(truncatingIfNeeded: crc)
+    }
+}

@@ -1,0 +1,78 @@
+// CommitJournal: the redo log that makes a save atomic across files. Before a batch touches
+// any Tokyo Cabinet file, all of it is written to `_journal` with a checksum (and synced, in
+// `.full` durability); after every file has it, the journal is removed. A complete journal
+// found on open is applied again (puts and deletes are idempotent); a torn one is discarded.
+//
+// File layout (docs/FORMAT.md):
+//   magic "LARDERJ1" (8) | payload length, UInt64 LE (8) | CRC-32 of payload, UInt32 LE (4) | payload
+//   payload: per table: varint name length, name, varint operation count, then per operation:
+//            kind byte (1 put, 2 delete), varint key length, key, and for puts varint value length, value
+
+/// Encoding and decoding of the commit journal.
+internal enum CommitJournal {
+    static let magic: [UInt8] = Array("LARDERJ1".utf8)
+    static let headerSize = 8 + 8 + 4
+
+    private static let putKind: UInt8 = 1
+    private static let deleteKind: UInt8 = 2
+
+    /// The journal file's bytes for `batch`.
+    static func encode(_ batch: WriteBatch) -> [UInt8] {
+        var payload = DataBuffer()
+        payload.reserveCapacity(batch.arena.count + batch.operationCount * 4 + 64)
+        for table in batch.tables {
+            payload.write(table)
+            var operations: [(WriteBatch.Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer)] = []
+            batch.forEachOperation(in: table) { kind, key, value in operations.append((kind, key, value)) }
+            payload.writeVarInt(UInt64(operations.count))
+            batch.forEachOperation(in: table) { kind, key, value in
+                payload.write(kind == .put ? putKind : deleteKind)
+                payload.writeVarInt(UInt64(key.count))
+                payload.appendRaw(key)
+                if kind == .put {
+                    payload.writeVarInt(UInt64(value.count))
+                    payload.appendRaw(value)
+                }
+            }
+        }
+        var file = magic
+        file.reserveCapacity(headerSize + payload.bytes.count)
+        withUnsafeBytes(of: UInt64(payload.bytes.count).littleEndian) { file.append(contentsOf: $0) }
+        let crc = payload.bytes.withUnsafeBytes { Checksum.crc32($0) }
+        withUnsafeBytes(of: crc.littleEndian) { file.append(contentsOf: $0) }
+        file.append(contentsOf: payload.bytes)
+        return file
+    }
+
+    /// The batch in a journal file, or nil when the file is torn or damaged.
+    static func decode(_ file: [UInt8]) -> WriteBatch? {
+        guard file.count >= headerSize, file.starts(with: magic) else { return nil }
+        let (length, storedCRC) = file.withUnsafeBytes { bytes in
+            (UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+             UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
+        }
+        guard length == UInt64(file.count - headerSize) else { return nil }
+        let payloadBytes = Array(file[headerSize...])
+        guard payloadBytes.withUnsafeBytes({ Checksum.crc32($0) }) == storedCRC else { return nil }
+        var payload = DataBuffer(bytes: payloadBytes)
+        var batch = WriteBatch()
+        do {
+            while payload.remainingCount > 0 {
+                let table = try payload.readString()
+                let count = try payload.readVarInt()
+                for _ in 0 ..< count {
+                    let kind = try payload.readUInt8()
+                    let key = try payload.readBytes()
+                    switch kind {
+                    case putKind: batch.put(try payload.readBytes(), forKey: key, in: table)
+                    case deleteKind: batch.removeValue(forKey: key, in: table)
+                    default: return nil
+                    }
+                }
+            }
+        } catch {
+            return nil
+        }
+        return batch
+    }
+}

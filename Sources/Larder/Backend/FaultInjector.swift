@@ -1,0 +1,24 @@
+// FaultInjector: a test hook inside the commit path that fails the N-th file operation, to
+// prove that a failure at any point of a save leaves the store consistent.
+
+/// Fails one chosen file operation of a backend (for tests).
+internal final class FaultInjector {
+    /// The 1-based number of the operation to fail.
+    let failingOperation: Int
+    /// How many operations were counted so far.
+    private(set) var count = 0
+    /// Whether the fault was injected.
+    var fired: Bool { count >= failingOperation }
+
+    init(failingOperation: Int) {
+        self.failingOperation = failingOperation
+    }
+
+    /// Counts an operation and throws an I/O failure if it is the chosen one.
+    func check(_ operation: String, path: String) throws {
+        count += 1
+        if count == failingOperation {
+            throw StoreError.ioFailure(path: path, operation: operation, reason: "injected fault")
+        }
+    }
+}

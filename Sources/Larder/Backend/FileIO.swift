@@ -1,0 +1,69 @@
+// FileIO: the few POSIX file operations the commit journal needs (write, fsync, read, unlink,
+// directory sync), with errno turned into StoreError.
+
+import Glibc
+
+/// Whole-file POSIX operations.
+internal enum FileIO {
+    /// Replaces the file at `path` with `bytes`; with `sync`, fsyncs the file.
+    static func write(_ bytes: [UInt8], to path: String, sync: Bool) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("create", path) }
+        defer { close(fd) }
+        var written = 0
+        try bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            while written < raw.count {
+                let result = Glibc.write(fd, base + written, raw.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw failure("write", path)
+                }
+                written += result
+            }
+        }
+        if sync, fsync(fd) != 0 { throw failure("fsync", path) }
+    }
+
+    /// The whole file at `path`, or nil when there is none.
+    static func read(_ path: String) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw failure("open", path)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("read", path)
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Removes the file at `path`; a missing file is not an error.
+    static func remove(_ path: String) throws {
+        if unlink(path) != 0 && errno != ENOENT { throw failure("remove", path) }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    /// Fsyncs a directory, so the files created or removed in it are durable.
+    static func syncDirectory(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("open directory", path) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw failure("fsync directory", path) }
+    }
+
+    private static func failure(_ operation: String, _ path: String) -> StoreError {
+        .ioFailure(path: path, operation: operation, reason: String(cString: strerror(errno)))
+    }
+}

@@ -1,0 +1,64 @@
+// Store.Configuration: how a store is opened: durability, read-only sharing, lock waiting.
+
+import Foundation
+
+extension Store {
+    /// How a store is opened.
+    ///
+    /// ```swift
+    /// var configuration = Store.Configuration()
+    /// configuration.durability = .noSync      // a bulk load
+    /// let store = try Store(path: "/tmp/music.larder", configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable, Equatable {
+        /// What a returned ``Store/saveChanges()`` survives.
+        public enum Durability: Sendable, Equatable {
+            /// Survives power loss: the commit journal and every file the save touched are
+            /// synced to the device before the save returns. The default.
+            case full
+            /// Survives a crash of the process (a save is still all or nothing), but nothing
+            /// is synced: an operating-system crash or power loss can lose recent saves.
+            /// For bulk loads and benchmarks.
+            case noSync
+        }
+
+        /// What a returned save survives; `.full` by default.
+        public var durability: Durability = .full
+
+        /// Opens the store for reading only, sharing it with other readers; a writer cannot
+        /// open it meanwhile. Saves and named-buffer writes throw ``StoreError/readOnly``.
+        public var readOnly = false
+
+        /// How long to wait for another process to release the store before throwing
+        /// ``StoreError/locked(path:)``; 0 (the default) fails at once.
+        public var lockTimeout: TimeInterval = 0
+
+        /// The default configuration: full durability, read-write, no waiting for locks.
+        ///
+        /// ```swift
+        /// let configuration = Store.Configuration()
+        /// ```
+        public init() {}
+
+        /// A configuration with the given settings.
+        ///
+        /// ```swift
+        /// let reader = Store.Configuration(readOnly: true, lockTimeout: 2)
+        /// ```
+        public init(durability: Durability = .full, readOnly: Bool = false, lockTimeout: TimeInterval = 0) {
+            self.durability = durability
+            self.readOnly = readOnly
+            self.lockTimeout = lockTimeout
+        }
+    }
+
+    /// Opens (or, unless read-only, creates) the store directory at `path` with a
+    /// ``TokyoCabinetBackend`` configured by `configuration`.
+    ///
+    /// ```swift
+    /// let store = try Store(path: "/tmp/music.larder", configuration: .init(durability: .noSync))
+    /// ```
+    public convenience init(path: String, configuration: Configuration) throws {
+        try self.init(backend: TokyoCabinetBackend(path: path, configuration: configuration))
+    }
+}
