@@ -91,7 +91,9 @@ extension DataBuffer {
         switch try readUInt8() {
         case 0: return false
         case 1: return true
-        case let other: throw DataBufferError.invalidBoolean(offset: offset, byte: other)
+        case let other:
+            readPosition = offset
+            throw DataBufferError.invalidBoolean(offset: offset, byte: other)
         }
     }
 
@@ -143,11 +145,14 @@ extension DataBuffer {
         let offset = readPosition
         let count = try readLength()
         let start = readPosition
-        readPosition += count
         let string = bytes.withUnsafeBufferPointer { all in
             String(validating: UnsafeBufferPointer(rebasing: all[start ..< start + count]), as: UTF8.self)
         }
-        guard let string else { throw DataBufferError.invalidUTF8(offset: offset) }
+        guard let string else {
+            readPosition = offset
+            throw DataBufferError.invalidUTF8(offset: offset)
+        }
+        readPosition = start + count
         return string
     }
 
@@ -184,8 +189,9 @@ extension DataBuffer {
         var shift: UInt64 = 0
         while true {
             guard readPosition < bytes.count else {
-                throw DataBufferError.truncated(offset: offset, needed: readPosition - offset + 1,
-                                                available: bytes.count - offset)
+                let needed = readPosition - offset + 1
+                readPosition = offset
+                throw DataBufferError.truncated(offset: offset, needed: needed, available: bytes.count - offset)
             }
             let byte = bytes[readPosition]
             readPosition += 1

@@ -125,6 +125,7 @@ extension DataBuffer {
         let offset = readPosition
         let raw = try readVarInt()
         guard raw <= UInt64(remainingCount) else {
+            readPosition = offset
             throw DataBufferError.truncated(offset: offset, needed: Int(clamping: raw), available: remainingCount)
         }
         return Int(raw)

@@ -3,7 +3,8 @@
 // Every multi-byte value is little-endian whatever the host, so a store moves between
 // machines unchanged. Writing appends at the end; reading consumes from a cursor that starts
 // at the beginning. Every read is bounds-checked and throws `DataBufferError` on truncated or
-// malformed bytes: a byte string from disk never crashes the process. The exact layout of
+// malformed bytes: a byte string from disk never crashes the process. A read that throws
+// leaves the read position where it was. The exact layout of
 // each type is documented in docs/FORMAT.md.
 
 /// A growable byte buffer with typed, byte-order-independent reads and writes.
