@@ -21,9 +21,14 @@ let package = Package(
             name: "Larder",
             dependencies: ["CTokyoCabinet", "CZlib"]
         ),
+        .executableTarget(
+            name: "LarderCrashWorker",
+            dependencies: ["Larder"],
+            path: "Tests/LarderCrashWorker"
+        ),
         .testTarget(
             name: "LarderTests",
-            dependencies: ["Larder"]
+            dependencies: ["Larder", "LarderCrashWorker"]
         ),
     ],
     swiftLanguageModes: [.v6]

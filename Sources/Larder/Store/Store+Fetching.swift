@@ -102,6 +102,7 @@ extension Store {
 
     internal func reference(rowID: UInt64, entry: ClassEntry) -> StoredObject? {
         guard rowID != 0 else { return nil }
+        referenceObserver?(entry, rowID)
         if let live = entry.liveObject(rowID) { return live }
         guard entry.savedRowMayExist(rowID) else { return nil }
         let fault = entry.type.init()

@@ -36,6 +36,8 @@ public final class Store {
     internal var pendingObjectCount = 0
 
     internal var enumerationDepth = 0
+    /// Told of every non-nil reference read while set (by ``verify()``).
+    internal var referenceObserver: ((ClassEntry, UInt64) -> Void)?
     internal private(set) var isDissolvingRelationships = false
     internal private(set) var isClosed = false
 

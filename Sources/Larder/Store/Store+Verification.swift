@@ -1,0 +1,76 @@
+// Verification: read every record of every class and every named buffer, check checksums,
+// decoding and references, and report what is wrong without changing anything.
+
+extension Store {
+    /// Reads every record of every class and every named buffer; checks checksums, that
+    /// records of registered classes decode, and that references point at existing rows.
+    /// Changes nothing, and reports problems instead of throwing them.
+    ///
+    /// ```swift
+    /// let report = try store.verify()
+    /// print(report.classes.map { "\($0.name): \($0.recordCount)" })
+    /// assert(report.isHealthy, "\(report.problems)")
+    /// ```
+    public func verify() throws -> VerificationReport {
+        try checkOpen()
+        var report = VerificationReport()
+        var existing: [String: Set<UInt64>] = [:]
+        var references: [(fromClass: String, fromRowID: UInt64, toClass: String, toRowID: UInt64)] = []
+
+        for name in records.keys.sorted() {
+            guard let record = records[name] else { continue }
+            let entry = entriesByName[name]
+            var summary = VerificationReport.ClassSummary(name: name, recordCount: 0, byteCount: 0, decoded: entry != nil)
+            var rowIDs = Set<UInt64>()
+            try backend.forEachRecord(in: name) { key, value in
+                summary.recordCount += 1
+                summary.byteCount += value.count
+                guard let rowID = RowIDKey.rowID(in: key) else {
+                    report.problems.append(.malformedKey(table: name))
+                    return true
+                }
+                rowIDs.insert(rowID)
+                if rowID >= (entry?.nextRowID ?? record.nextRowID) {
+                    report.problems.append(.unexpectedRowID(class: name, rowID: rowID))
+                }
+                var buffer: DataBuffer
+                do {
+                    buffer = try RecordEnvelope.open(value, key: key)
+                } catch {
+                    report.problems.append(.corruptRecord(class: name, rowID: rowID))
+                    return true
+                }
+                guard let entry else { return true }
+                referenceObserver = { target, targetRowID in
+                    references.append((name, rowID, target.name, targetRowID))
+                }
+                defer { referenceObserver = nil }
+                let scratch = entry.type.init()
+                scratch.isLoadingContent = true
+                do {
+                    try scratch.readContent(from: &buffer, in: self)
+                } catch {
+                    report.problems.append(.undecodableRecord(class: name, rowID: rowID, reason: "\(error)"))
+                }
+                return true
+            }
+            existing[name] = rowIDs
+            report.classes.append(summary)
+        }
+        for reference in references where existing[reference.toClass]?.contains(reference.toRowID) != true {
+            report.problems.append(.danglingReference(fromClass: reference.fromClass, fromRowID: reference.fromRowID,
+                                                      toClass: reference.toClass, toRowID: reference.toRowID))
+        }
+        try backend.forEachRecord(in: Self.namesTable) { key, value in
+            report.namedBufferCount += 1
+            do {
+                _ = try RecordEnvelope.open(value, key: key)
+            } catch {
+                let name = String(decoding: key, as: UTF8.self)
+                report.problems.append(.corruptNamedBuffer(name: name))
+            }
+            return true
+        }
+        return report
+    }
+}

@@ -1,0 +1,63 @@
+// VerificationReport: what Store.verify() found: counts per class and every problem, each
+// naming the class and rowID (or buffer name) concerned.
+
+/// The result of ``Store/verify()``: what was checked and what is wrong.
+///
+/// ```swift
+/// let report = try store.verify()
+/// if !report.isHealthy {
+///     for problem in report.problems { print(problem) }
+/// }
+/// ```
+public struct VerificationReport: Sendable, Equatable {
+    /// What was checked in one class file.
+    public struct ClassSummary: Sendable, Equatable {
+        /// The class's storage name.
+        public var name: String
+        /// Records in the file.
+        public var recordCount: Int
+        /// Bytes of record values in the file.
+        public var byteCount: Int
+        /// Whether records were decoded with the class's `readContent` (only for classes
+        /// registered in this session; the others are checked for damage only).
+        public var decoded: Bool
+    }
+
+    /// One thing wrong in the store.
+    public enum Problem: Sendable, Equatable, CustomStringConvertible {
+        /// A record's checksum or envelope is wrong.
+        case corruptRecord(class: String, rowID: UInt64)
+        /// A record's content does not decode.
+        case undecodableRecord(class: String, rowID: UInt64, reason: String)
+        /// A record refers to a row that does not exist (deleted, or missing).
+        case danglingReference(fromClass: String, fromRowID: UInt64, toClass: String, toRowID: UInt64)
+        /// A named buffer is damaged.
+        case corruptNamedBuffer(name: String)
+        /// A key in a file is not a valid key for that file.
+        case malformedKey(table: String)
+        /// A record exists at or above the class's next rowID: it was never handed out.
+        case unexpectedRowID(class: String, rowID: UInt64)
+
+        public var description: String {
+            switch self {
+            case let .corruptRecord(name, rowID): return "\(name) \(rowID): damaged record"
+            case let .undecodableRecord(name, rowID, reason): return "\(name) \(rowID): does not decode: \(reason)"
+            case let .danglingReference(from, fromRowID, to, toRowID):
+                return "\(from) \(fromRowID) refers to \(to) \(toRowID), which does not exist"
+            case let .corruptNamedBuffer(name): return "named buffer '\(name)': damaged"
+            case let .malformedKey(table): return "\(table): a key is malformed"
+            case let .unexpectedRowID(name, rowID): return "\(name) \(rowID): rowID was never handed out"
+            }
+        }
+    }
+
+    /// One summary per class in the registry, by name.
+    public var classes: [ClassSummary] = []
+    /// Named buffers checked.
+    public var namedBufferCount = 0
+    /// Every problem found, in the order found.
+    public var problems: [Problem] = []
+
+    /// True when nothing is wrong.
+    public var isHealthy: Bool { problems.isEmpty }
+}

@@ -1,0 +1,73 @@
+// The model the crash worker saves: triples of objects in three classes that refer to each
+// other, and a counter. Every save keeps the invariant the parent test checks after a kill.
+
+import Larder
+
+final class CrashA: StoredObject {
+    @Stored var value: UInt64 = 0
+    @Stored var payload = ""
+    @Stored var b: CrashB?
+    @Stored var c: CrashC?
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(value)
+        buffer.write(payload)
+        buffer.writeReference(b)
+        buffer.writeReference(c)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        value = try buffer.readUInt64()
+        payload = try buffer.readString()
+        b = try buffer.readReference(to: CrashB.self, in: store)
+        c = try buffer.readReference(to: CrashC.self, in: store)
+    }
+}
+
+final class CrashB: StoredObject {
+    @Stored var value: UInt64 = 0
+    @Stored var a: CrashA?
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(value)
+        buffer.writeReference(a)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        value = try buffer.readUInt64()
+        a = try buffer.readReference(to: CrashA.self, in: store)
+    }
+}
+
+final class CrashC: StoredObject {
+    @Stored var value: UInt64 = 0
+    @Stored var b: CrashB?
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(value)
+        buffer.writeReference(b)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        value = try buffer.readUInt64()
+        b = try buffer.readReference(to: CrashB.self, in: store)
+    }
+}
+
+/// The number of the last save, and the live A objects in insertion order.
+final class CrashCounter: StoredObject {
+    @Stored var saves: UInt64 = 0
+    @Stored var live: [CrashA] = []
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(saves)
+        buffer.writeReferences(live)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        saves = try buffer.readUInt64()
+        live = try buffer.readReferences(to: CrashA.self, in: store)
+    }
+}
+
+let crashModel: [StoredObject.Type] = [CrashA.self, CrashB.self, CrashC.self, CrashCounter.self]

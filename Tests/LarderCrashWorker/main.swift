@@ -1,0 +1,143 @@
+// LarderCrashWorker: a child process for the tests that need another process.
+//
+//   run PATH full|nosync ACKFILE   save units of work forever, appending each acknowledged
+//                                  save number to ACKFILE (the parent kills it with SIGKILL)
+//   check PATH                     reopen, check the invariant; print "ok SAVES" or the violation
+//   verify PATH                    open and verify; print "healthy", "problems N" or "error ..."
+//   hold PATH                      open for writing, print "ready", wait for a line on stdin
+//   read PATH                      open read-only, print "read COUNT" or "error ..."
+//   write PATH                     open for writing, print "opened" or "error ..."
+
+import Foundation
+import Larder
+
+/// Prints a line at once, unbuffered: the parent reads it while this process runs.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    say("usage: LarderCrashWorker run|check|verify|hold|read|write PATH ...")
+    exit(2)
+}
+let path = arguments[2]
+
+func openStore(_ configuration: Store.Configuration = .init()) throws -> Store {
+    let store = try Store(path: path, configuration: configuration)
+    for type in crashModel { try store.register(type) }
+    return store
+}
+
+/// One unit of work: new triples, sometimes the oldest triple deleted, the counter advanced.
+func saveOnce(_ store: Store, counter: CrashCounter) throws -> UInt64 {
+    let number = counter.saves + 1
+    let tripleCount: UInt64 = number % 7 == 0 ? 60 : 1
+    var live = counter.live
+    for index in 0 ..< tripleCount {
+        let value = number * 1_000 + index
+        let a = CrashA(), b = CrashB(), c = CrashC()
+        a.value = value
+        a.payload = String(repeating: "x", count: Int(value % 200))
+        b.value = value
+        c.value = value
+        a.b = b
+        a.c = c
+        b.a = a
+        c.b = b
+        live.append(a)
+    }
+    if number % 4 == 0, live.count > 1 {
+        let oldest = live.removeFirst()
+        if let b = oldest.b { try store.delete(b) }
+        if let c = oldest.c { try store.delete(c) }
+        try store.delete(oldest)
+    }
+    counter.live = live
+    counter.saves = number
+    try store.saveChanges()
+    return number
+}
+
+func run() throws {
+    guard arguments.count >= 5 else { throw StoreError.closed }
+    var configuration = Store.Configuration()
+    configuration.durability = arguments[3] == "full" ? .full : .noSync
+    let acks = try FileHandle(forWritingTo: URL(fileURLWithPath: arguments[4]))
+    acks.seekToEndOfFile()
+    let store = try openStore(configuration)
+    let counter: CrashCounter
+    if let existing = try store.object(of: CrashCounter.self, rowID: 1) {
+        counter = existing
+    } else {
+        counter = CrashCounter()
+        try store.insert(counter)
+        try store.saveChanges()
+    }
+    while true {
+        let number = try saveOnce(store, counter: counter)
+        acks.write(Data("\(number)\n".utf8))
+    }
+}
+
+/// Checks the invariant; returns the number of the last save in the store.
+func check() throws -> String {
+    let store = try openStore()
+    guard let counter = try store.object(of: CrashCounter.self, rowID: 1) else {
+        return try store.count(of: CrashA.self) == 0 ? "ok 0" : "violation: objects without a counter"
+    }
+    let aValues = try store.allObjects(of: CrashA.self).map(\.value)
+    let bValues = try store.allObjects(of: CrashB.self).map(\.value)
+    let cValues = try store.allObjects(of: CrashC.self).map(\.value)
+    guard aValues == bValues, bValues == cValues else {
+        return "violation: classes disagree (\(aValues.count) A, \(bValues.count) B, \(cValues.count) C)"
+    }
+    guard counter.live.map(\.value) == aValues else {
+        return "violation: counter lists \(counter.live.count) live objects, store has \(aValues.count)"
+    }
+    let lastSave = aValues.map { $0 / 1_000 }.max() ?? 0
+    guard lastSave == counter.saves || (counter.saves > 0 && aValues.isEmpty) else {
+        return "violation: counter at \(counter.saves), newest object from save \(lastSave)"
+    }
+    for a in try store.allObjects(of: CrashA.self) {
+        guard a.b?.value == a.value, a.c?.value == a.value, a.b?.a === a, a.c?.b === a.b,
+              a.payload.count == Int(a.value % 200) else {
+            return "violation: triple \(a.value) is inconsistent"
+        }
+    }
+    let report = try store.verify()
+    guard report.isHealthy else { return "violation: \(report.problems)" }
+    try store.close()
+    return "ok \(counter.saves)"
+}
+
+do {
+    switch arguments[1] {
+    case "run":
+        try run()
+    case "check":
+        say(try check())
+    case "verify":
+        let store = try Store(path: path)
+        for type in crashModel { try store.register(type) }
+        let report = try store.verify()
+        say(report.isHealthy ? "healthy" : "problems \(report.problems.count)")
+    case "hold":
+        let store = try openStore()
+        say("ready")
+        _ = readLine()
+        try store.close()
+    case "read":
+        let store = try openStore(Store.Configuration(readOnly: true))
+        say("read \(try store.count(of: CrashA.self))")
+    case "write":
+        _ = try openStore()
+        say("opened")
+    default:
+        say("unknown command \(arguments[1])")
+        exit(2)
+    }
+} catch {
+    say("error \(error)")
+    exit(3)
+}

@@ -1,0 +1,45 @@
+// Kills a child process at random moments while it saves, hundreds of times, and checks after
+// each kill that the store shows every acknowledged save and no partial one.
+
+import Foundation
+import Testing
+@testable import Larder
+
+@Suite struct CrashTests {
+    @Test func savesSurviveSIGKILLAtRandomMoments() throws {
+        let directory = TemporaryDirectory("crash")
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let ackPath = directory.path + ".acks"
+        _ = FileManager.default.createFile(atPath: ackPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: ackPath) }
+        var generator = SeededGenerator(seed: 2026)
+        var lastAcknowledged: UInt64 = 0
+        var journalsSeen = 0
+        let kills = 200
+        for round in 1 ... kills {
+            let durability = round % 2 == 0 ? "full" : "nosync"
+            let (process, _) = try Worker.start(["run", directory.path, durability, ackPath])
+            usleep(UInt32.random(in: 2_000 ... 60_000, using: &generator))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "round \(round): the worker stopped by itself")
+
+            let acks = try String(contentsOfFile: ackPath, encoding: .utf8).split(separator: "\n")
+            lastAcknowledged = acks.last.flatMap { UInt64($0) } ?? lastAcknowledged
+            if FileManager.default.fileExists(atPath: directory.file("_journal")) { journalsSeen += 1 }
+
+            let result = try Worker.run(["check", directory.path])
+            let parts = result.split(separator: " ")
+            guard parts.count == 2, parts[0] == "ok", let saves = UInt64(parts[1]) else {
+                Issue.record("round \(round): \(result)")
+                return
+            }
+            // Every acknowledged save is there; at most the one in flight beyond it.
+            #expect(saves >= lastAcknowledged, "round \(round): acknowledged \(lastAcknowledged), store has \(saves)")
+            #expect(saves <= lastAcknowledged + 1, "round \(round): store has \(saves), acknowledged \(lastAcknowledged)")
+            lastAcknowledged = saves
+        }
+        #expect(lastAcknowledged > UInt64(kills), "the workers saved too little to test anything")
+        print("crash test: \(kills) kills, \(lastAcknowledged) saves, \(journalsSeen) interrupted commits recovered")
+    }
+}
