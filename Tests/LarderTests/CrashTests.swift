@@ -25,7 +25,8 @@ import Testing
             #expect(process.terminationReason == .uncaughtSignal, "round \(round): the worker stopped by itself")
 
             let acks = try String(contentsOfFile: ackPath, encoding: .utf8).split(separator: "\n")
-            lastAcknowledged = acks.last.flatMap { UInt64($0) } ?? lastAcknowledged
+            // The last save the store had, or the last one acknowledged since, whichever is later.
+            lastAcknowledged = max(lastAcknowledged, acks.last.flatMap { UInt64($0) } ?? 0)
             if FileManager.default.fileExists(atPath: directory.file("_journal")) { journalsSeen += 1 }
 
             let result = try Worker.run(["check", directory.path])
