@@ -6,6 +6,10 @@ let package = Package(
     products: [
         .library(name: "Larder", targets: ["Larder"]),
     ],
+    dependencies: [
+        // Only for GRDBSpeedTest: the Larder library itself has no package dependency.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
     targets: [
         .systemLibrary(
             name: "CTokyoCabinet",
@@ -29,6 +33,35 @@ let package = Package(
         .testTarget(
             name: "LarderTests",
             dependencies: ["Larder", "LarderCrashWorker"]
+        ),
+
+        // Speed tests: Larder against SQLite (C API) and GRDB on the same workloads.
+        .target(name: "SpeedSupport", path: "SpeedTests/SpeedSupport"),
+        .systemLibrary(
+            name: "CSQLite",
+            path: "SpeedTests/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .executableTarget(
+            name: "LarderSpeedTest",
+            dependencies: ["Larder", "SpeedSupport"],
+            path: "SpeedTests/LarderSpeedTest"
+        ),
+        .executableTarget(
+            name: "SQLiteSpeedTest",
+            dependencies: ["CSQLite", "SpeedSupport"],
+            path: "SpeedTests/SQLiteSpeedTest"
+        ),
+        .executableTarget(
+            name: "GRDBSpeedTest",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "SpeedSupport"],
+            path: "SpeedTests/GRDBSpeedTest"
+        ),
+        .executableTarget(
+            name: "SpeedCompare",
+            dependencies: ["SpeedSupport"],
+            path: "SpeedTests/SpeedCompare"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,33 @@
+// The speed-test model, as a Larder user writes it.
+
+import Larder
+
+final class Song: StoredObject {
+    @Stored var title = ""
+    @Stored var seconds: UInt32 = 0
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(title)
+        buffer.write(seconds)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        title = try buffer.readString()
+        seconds = try buffer.readUInt32()
+    }
+}
+
+final class Playlist: StoredObject {
+    @Stored var title = ""
+    @Stored var songs: [Song] = []
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(title)
+        buffer.writeReferences(songs)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        title = try buffer.readString()
+        songs = try buffer.readReferences(to: Song.self, in: store)
+    }
+}

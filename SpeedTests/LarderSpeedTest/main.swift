@@ -1,0 +1,159 @@
+// LarderSpeedTest: the speed-test workloads on Larder, one per run (see SpeedSupport).
+
+import Foundation
+import Larder
+import SpeedSupport
+
+let arguments = SpeedArguments.parse(engine: "Larder")
+let reporter = SpeedReporter(engine: "Larder", arguments: arguments)
+let sizes = arguments.sizes
+let complexPath = (arguments.directory as NSString).appendingPathComponent("complex.larder")
+let simplePath = (arguments.directory as NSString).appendingPathComponent("simple.larder")
+
+func openStore(_ path: String) throws -> Store {
+    var configuration = Store.Configuration()
+    configuration.durability = arguments.durability == "full" ? .full : .noSync
+    let store = try Store(path: path, configuration: configuration)
+    try store.register(Song.self)
+    try store.register(Playlist.self)
+    return store
+}
+
+func complexInsert() throws {
+    let store = try openStore(complexPath)
+    var totalWall = 0.0, totalCPU = 0.0
+    for round in 1 ... sizes.complexRounds {
+        let start = Date(), startCPU = SpeedReporter.cpuSeconds()
+        try reporter.measure(phase: "round\(round)", storePath: complexPath) {
+            let songs = (1 ... sizes.complexSongs).map { i -> Song in
+                let song = Song()
+                song.title = "Test Song \(i)"
+                song.seconds = UInt32(i)
+                return song
+            }
+            for j in 0 ..< sizes.complexPlaylists {
+                let playlist = Playlist()
+                playlist.title = "Test Playlist \(j + 1)"
+                let start = j * sizes.songsPerPlaylist
+                playlist.songs = Array(songs[start ..< min(start + sizes.songsPerPlaylist, songs.count)])
+                try store.insert(playlist)
+            }
+            try store.saveChanges()
+            return (songs.count, songs[0].title)
+        }
+        totalWall += Date().timeIntervalSince(start)
+        totalCPU += SpeedReporter.cpuSeconds() - startCPU
+    }
+    let playlists = try store.count(of: Playlist.self)
+    reporter.report(phase: "total", wall: totalWall, cpu: totalCPU, storePath: complexPath,
+                    count: try store.count(of: Song.self), check: "\(playlists)_playlists")
+    try store.close()
+}
+
+func complexFetch() throws {
+    try reporter.measure(phase: "fetch", storePath: complexPath) {
+        let store = try openStore(complexPath)
+        let playlists = try store.allObjects(of: Playlist.self)
+        var firstTitle = ""
+        for playlist in playlists {
+            let title = playlist.songs.first?.title ?? ""
+            if firstTitle.isEmpty { firstTitle = title }
+        }
+        return (playlists.count, firstTitle)
+    }
+}
+
+func simpleInsert() throws {
+    let store = try openStore(simplePath)
+    try reporter.measure(phase: "insert", storePath: simplePath) {
+        for i in 1 ... sizes.simpleSongs {
+            let song = Song()
+            song.title = "Test Song"
+            song.seconds = UInt32(i)
+            try store.insert(song)
+        }
+        try store.saveChanges()
+        return (try store.count(of: Song.self), "Test Song")
+    }
+    try store.close()
+}
+
+func simpleFetch() throws {
+    try reporter.measure(phase: "fetch", storePath: simplePath) {
+        let store = try openStore(simplePath)
+        let songs = try store.allObjects(of: Song.self)
+        var seconds: UInt64 = 0
+        var titles = 0
+        for song in songs {
+            seconds += UInt64(song.seconds)
+            titles += song.title.isEmpty ? 0 : 1
+        }
+        return (titles, "seconds_\(seconds)")
+    }
+}
+
+func simpleFetchStreaming() throws {
+    try reporter.measure(phase: "fetch", storePath: simplePath) {
+        let store = try openStore(simplePath)
+        var seconds: UInt64 = 0
+        var titles = 0
+        try store.forEachObject(of: Song.self) { song in
+            seconds += UInt64(song.seconds)
+            titles += song.title.isEmpty ? 0 : 1
+        }
+        return (titles, "seconds_\(seconds)")
+    }
+}
+
+func simpleUpdate() throws {
+    let store = try openStore(complexPath)
+    try reporter.measure(phase: "update", storePath: complexPath) {
+        let total = try store.count(of: Song.self)
+        var updated = 0
+        for rowID in stride(from: 3, through: total, by: 3) {
+            guard let song = try store.object(of: Song.self, rowID: UInt64(rowID)) else { continue }
+            song.title = "Updated Song \(rowID)"
+            updated += 1
+        }
+        try store.saveChanges()
+        return (updated, "Updated_Song_3")
+    }
+    try store.close()
+}
+
+func pointRead() throws {
+    let store = try openStore(simplePath)
+    let keys = pointReadKeys(count: sizes.pointReads, max: sizes.simpleSongs)
+    // Larder has no read transactions: both phases run the same lookups, so they line up with
+    // SQLite's "autocommit" and "transaction" phases.
+    for phase in ["autocommit", "transaction"] {
+        try reporter.measure(phase: phase, storePath: simplePath) {
+            var found = 0
+            var titleBytes = 0
+            for key in keys {
+                if let song = try store.object(of: Song.self, rowID: UInt64(key)) {
+                    found += 1
+                    titleBytes += song.title.utf8.count
+                }
+            }
+            return (found, "title_bytes_\(titleBytes)")
+        }
+    }
+    try store.close()
+}
+
+do {
+    try FileManager.default.createDirectory(atPath: arguments.directory, withIntermediateDirectories: true)
+    switch arguments.workload {
+    case .complexInsert: try complexInsert()
+    case .complexFetch: try complexFetch()
+    case .simpleInsert: try simpleInsert()
+    case .simpleFetch: try simpleFetch()
+    case .simpleFetchStreaming: try simpleFetchStreaming()
+    case .simpleUpdate: try simpleUpdate()
+    case .pointRead: try pointRead()
+    }
+} catch {
+    FileHandle.standardError.write(Data("LarderSpeedTest: \(error)\n".utf8))
+    exit(1)
+}

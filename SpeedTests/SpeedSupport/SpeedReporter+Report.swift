@@ -1,0 +1,18 @@
+// Reporting a phase measured by hand (e.g. a total over rounds) in the RESULT line format.
+
+import Foundation
+
+extension SpeedReporter {
+    /// Prints a RESULT line for a phase whose times were measured by the caller.
+    public func report(phase: String, wall: Double, cpu: Double, storePath: String, count: Int, check: String) {
+        let fields = [
+            "engine=\(engine)", "workload=\(arguments.workload.rawValue)", "phase=\(phase)",
+            "durability=\(arguments.durability)", "wall=\(String(format: "%.6f", wall))",
+            "cpu=\(String(format: "%.6f", cpu))", "rss_kb=\(Self.peakRSSKilobytes())",
+            "size_bytes=\(Self.size(of: storePath))", "count=\(count)",
+            "check=\(check.replacingOccurrences(of: " ", with: "_"))",
+        ]
+        print("RESULT " + fields.joined(separator: " "))
+        fflush(nil)
+    }
+}
