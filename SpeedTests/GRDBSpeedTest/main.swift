@@ -1,0 +1,2 @@
+// Placeholder until this engine lands.
+print("not yet")
