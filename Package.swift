@@ -21,9 +21,14 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "Larder",
-            dependencies: ["CTokyoCabinet", "CZlib"]
+            dependencies: ["CTokyoCabinet", "CZlib", "COpenSSL"]
         ),
         .executableTarget(
             name: "LarderCrashWorker",

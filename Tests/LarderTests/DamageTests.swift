@@ -128,7 +128,7 @@ import Testing
         var content = DataBuffer()
         content.write("From the journal")
         content.write(UInt32(1))
-        batch.putRecord(rowID: 1, version: 1, content: content, in: "Song")
+        try batch.putRecord(rowID: 1, version: 1, content: content, in: "Song")
         batch.removeValue(forKey: RowIDKey.bytes(2), in: "Song")
         let journal = CommitJournal.encode(batch)
         let journalPath = directory.file("_journal")

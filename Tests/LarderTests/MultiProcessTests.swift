@@ -152,7 +152,7 @@ import Testing
             var batch = WriteBatch()
             var short = DataBuffer()
             short.write(UInt8(1))
-            batch.putRecord(rowID: 1, version: 1, content: short, in: "Strict")
+            try batch.putRecord(rowID: 1, version: 1, content: short, in: "Strict")
             try store.backend.apply(batch)
             try store.saveChanges()
             try store.close()

@@ -101,26 +101,37 @@ public struct WriteBatch: Sendable {
 
     // MARK: Fast path for the store
 
-    /// Adds a put of `content` sealed in a record envelope (format, version, checksum) under
-    /// a rowID key.
-    internal mutating func putRecord(rowID: UInt64, version: UInt8, content: DataBuffer, in table: String) {
+    /// Adds a put of `content` sealed in a record envelope (checksummed, or encrypted with
+    /// `cipher`) under a rowID key of the class `scope`.
+    internal mutating func putRecord(rowID: UInt64, version: UInt8, content: DataBuffer, in table: String,
+                                     cipher: RecordCipher? = nil, scope: UInt64 = 0) throws {
         let index = tableIndex(table)
         let keyStart = arena.count
         RowIDKey.append(rowID, to: &arena)
-        appendSealedValue(version: version, content: content, keyStart: keyStart, tableIndex: index)
+        try appendSealedValue(version: version, content: content, keyStart: keyStart, tableIndex: index,
+                              cipher: cipher, scope: scope)
     }
 
     /// Adds a put of `content` sealed in a record envelope under `key`.
-    internal mutating func putSealed(_ content: DataBuffer, forKey key: [UInt8], in table: String) {
+    internal mutating func putSealed(_ content: DataBuffer, forKey key: [UInt8], in table: String,
+                                     cipher: RecordCipher? = nil, scope: UInt64 = 0) throws {
         let index = tableIndex(table)
         let keyStart = arena.count
         arena.append(contentsOf: key)
-        appendSealedValue(version: content.versionOfData, content: content, keyStart: keyStart, tableIndex: index)
+        try appendSealedValue(version: content.versionOfData, content: content, keyStart: keyStart,
+                              tableIndex: index, cipher: cipher, scope: scope)
     }
 
-    private mutating func appendSealedValue(version: UInt8, content: DataBuffer, keyStart: Int, tableIndex index: Int) {
+    private mutating func appendSealedValue(version: UInt8, content: DataBuffer, keyStart: Int, tableIndex index: Int,
+                                            cipher: RecordCipher?, scope: UInt64) throws {
         let valueStart = arena.count
-        RecordEnvelope.append(version: version, content: content.bytes, to: &arena, keyStart: keyStart)
+        do {
+            try RecordEnvelope.append(version: version, content: content.bytes, to: &arena, keyStart: keyStart,
+                                      cipher: cipher, scope: scope)
+        } catch {
+            arena.removeSubrange(keyStart...)
+            throw StoreError.encryptionFailure(reason: "\(error)")
+        }
         append(Operation(kind: .put, keyStart: keyStart, keyCount: valueStart - keyStart,
                          valueStart: valueStart, valueCount: arena.count - valueStart), to: index)
     }

@@ -1,39 +1,66 @@
 // RecordEnvelope: the bytes around an object's content in its class file (and around named
-// buffers and metadata records):
+// buffers and metadata records). Three formats, told apart by the first byte:
 //
-//   [format 0x02][version][content...][CRC-32 of key + everything before it, 4 bytes LE]
+//   0x02  [0x02][version][content...][CRC-32 of key + every byte before it, 4 bytes LE]
+//   0x03  [0x03][version][nonce 12][AES-256-GCM ciphertext of content][tag 16]
+//         associated data: scope (8 bytes LE: the class ID, 0 for named buffers) + key + the
+//         two header bytes
+//   0x01  [0x01][version][content...]   (no checksum; written by the first versions, still read)
 //
-// The checksum covers the record's key too, so damaged bytes and a record copied under
-// another key are both detected. Format 0x01 (no checksum) is still read. See docs/FORMAT.md.
+// The checksum (or the tag) covers the record's key, so damaged bytes and a record copied
+// under another key (or class) are both detected. See docs/FORMAT.md.
 
 /// The framing of every stored record.
 internal enum RecordEnvelope {
-    /// Format byte of a record without checksum (written by the first Larder versions).
     static let plainFormat: UInt8 = 0x01
-    /// Format byte of a record with a trailing CRC-32.
     static let checkedFormat: UInt8 = 0x02
+    static let encryptedFormat: UInt8 = 0x03
     static let checksumSize = 4
 
     /// Why a record's envelope cannot be opened.
     enum Failure: Error, Equatable {
         case tooShort
         case unknownFormat(UInt8)
+        /// The checksum or the authentication tag does not match.
         case checksumMismatch
+        /// The record is encrypted and the store has no key.
+        case encryptedWithoutKey
+        /// OpenSSL failed while sealing.
+        case cipherFailure(String)
     }
 
     /// Appends a sealed record for `content` to `bytes`, whose tail from `keyStart` on already
-    /// holds the record's key: the checksum covers the key and the record.
-    static func append(version: UInt8, content: [UInt8], to bytes: inout [UInt8], keyStart: Int) {
-        bytes.append(checkedFormat)
-        bytes.append(version)
-        bytes.append(contentsOf: content)
-        let crc = bytes.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[keyStart...])) }
-        withUnsafeBytes(of: crc.littleEndian) { bytes.append(contentsOf: $0) }
+    /// holds the record's key. With a cipher the record is encrypted (format 0x03), otherwise
+    /// checksummed (format 0x02).
+    static func append(version: UInt8, content: [UInt8], to bytes: inout [UInt8], keyStart: Int,
+                       cipher: RecordCipher?, scope: UInt64) throws(Failure) {
+        guard let cipher else {
+            bytes.append(checkedFormat)
+            bytes.append(version)
+            bytes.append(contentsOf: content)
+            let crc = bytes.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[keyStart...])) }
+            withUnsafeBytes(of: crc.littleEndian) { bytes.append(contentsOf: $0) }
+            return
+        }
+        let header = [encryptedFormat, version]
+        let key = Array(bytes[keyStart...])
+        let associatedData = self.associatedData(scope: scope, key: key, header: header)
+        bytes.append(contentsOf: header)
+        do {
+            try content.withUnsafeBytes { content in
+                try associatedData.withUnsafeBytes { associatedData in
+                    try cipher.seal(content, authenticating: associatedData, appendingTo: &bytes)
+                }
+            }
+        } catch {
+            throw .cipherFailure("\(error)")
+        }
     }
 
     /// Opens a record stored under `key`: its content in a buffer ready for reading, with its
-    /// version, after checking the checksum.
-    static func open(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(Failure) -> DataBuffer {
+    /// version, after checking its checksum or authentication tag.
+    static func open(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                     cipher: RecordCipher?, scope: UInt64) throws(Failure) -> DataBuffer {
         guard record.count >= 2 else { throw .tooShort }
         switch record[0] {
         case checkedFormat:
@@ -42,6 +69,19 @@ internal enum RecordEnvelope {
             let stored = UInt32(littleEndian: record.loadUnaligned(fromByteOffset: body.count, as: UInt32.self))
             guard Checksum.crc32(key, body) == stored else { throw .checksumMismatch }
             return DataBuffer(bytes: Array(body[2...]), versionOfData: record[1])
+        case encryptedFormat:
+            guard let cipher else { throw .encryptedWithoutKey }
+            let associatedData = self.associatedData(scope: scope, key: Array(key), header: [record[0], record[1]])
+            let sealed = UnsafeRawBufferPointer(rebasing: record[2...])
+            let content: [UInt8]
+            do {
+                content = try associatedData.withUnsafeBytes { associatedData in
+                    try cipher.open(sealed, authenticating: associatedData)
+                }
+            } catch {
+                throw .checksumMismatch
+            }
+            return DataBuffer(bytes: content, versionOfData: record[1])
         case plainFormat:
             return DataBuffer(bytes: Array(record[2...]), versionOfData: record[1])
         default:
@@ -50,10 +90,25 @@ internal enum RecordEnvelope {
     }
 
     /// Opens a record stored under the key `key`.
-    static func open(_ record: UnsafeRawBufferPointer, key: [UInt8]) throws(Failure) -> DataBuffer {
+    static func open(_ record: UnsafeRawBufferPointer, key: [UInt8], cipher: RecordCipher?,
+                     scope: UInt64) throws(Failure) -> DataBuffer {
         let opened: Result<DataBuffer, Failure> = key.withUnsafeBytes { key in
-            Result { () throws(Failure) -> DataBuffer in try open(record, key: key) }
+            Result { () throws(Failure) -> DataBuffer in try open(record, key: key, cipher: cipher, scope: scope) }
         }
         return try opened.get()
+    }
+
+    /// Opens an unencrypted record (metadata).
+    static func open(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(Failure) -> DataBuffer {
+        try open(record, key: key, cipher: nil, scope: 0)
+    }
+
+    private static func associatedData(scope: UInt64, key: [UInt8], header: [UInt8]) -> [UInt8] {
+        var data: [UInt8] = []
+        data.reserveCapacity(8 + key.count + header.count)
+        withUnsafeBytes(of: scope.littleEndian) { data.append(contentsOf: $0) }
+        data.append(contentsOf: key)
+        data.append(contentsOf: header)
+        return data
     }
 }

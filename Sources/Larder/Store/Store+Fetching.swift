@@ -142,7 +142,9 @@ extension Store {
                       entry: ClassEntry) throws {
         var buffer: DataBuffer
         do {
-            buffer = try RecordEnvelope.open(record, key: key)
+            buffer = try RecordEnvelope.open(record, key: key, cipher: cipher, scope: entry.classID)
+        } catch .encryptedWithoutKey {
+            throw StoreError.encryptionKeyRequired
         } catch {
             throw StoreError.corruptRecord(class: entry.name, rowID: object.rowID)
         }

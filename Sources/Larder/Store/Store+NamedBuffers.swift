@@ -14,7 +14,7 @@ extension Store {
         try checkOpen()
         guard !name.isEmpty else { throw StoreError.invalidBufferName(name) }
         var batch = WriteBatch()
-        batch.putSealed(buffer, forKey: Array(name.utf8), in: Self.namesTable)
+        try batch.putSealed(buffer, forKey: Array(name.utf8), in: Self.namesTable, cipher: cipher, scope: 0)
         try backend.apply(batch)
     }
 
@@ -27,10 +27,12 @@ extension Store {
     /// ```
     public func dataBuffer(forName name: String) throws -> DataBuffer? {
         try checkOpen()
-        return try backend.withValue(forKey: Array(name.utf8), in: Self.namesTable) { record in
+        return try backend.withValue(forKey: Array(name.utf8), in: Self.namesTable) { record -> DataBuffer? in
             guard let record else { return nil }
             do {
-                return try RecordEnvelope.open(record, key: Array(name.utf8))
+                return try RecordEnvelope.open(record, key: Array(name.utf8), cipher: cipher, scope: 0)
+            } catch RecordEnvelope.Failure.encryptedWithoutKey {
+                throw StoreError.encryptionKeyRequired
             } catch {
                 throw StoreError.corruptNamedBuffer(name: name)
             }

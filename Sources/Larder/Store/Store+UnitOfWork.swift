@@ -116,13 +116,13 @@ extension Store {
             buffer.encodingContext = context
             // Updates first: the new objects they reference are appended to the inserts.
             for object in updatedObjects where object.pendingChange == .updated {
-                encode(object, into: &batch, using: &buffer)
+                try encode(object, into: &batch, using: &buffer)
             }
             var index = 0
             while index < insertedObjects.count {
                 let object = insertedObjects[index]
                 index += 1
-                if object.pendingChange == .inserted { encode(object, into: &batch, using: &buffer) }
+                if object.pendingChange == .inserted { try encode(object, into: &batch, using: &buffer) }
             }
             if let error = context.error { throw error }
             for object in deletedObjects where object.pendingChange == .deleted {
@@ -133,7 +133,7 @@ extension Store {
             // The registry goes last, after the class files it describes.
             for entry in entriesByType.values where entry.needsRecordWrite || newlyDeleted[ObjectIdentifier(entry)] != nil {
                 let record = entry.record(addingDeleted: newlyDeleted[ObjectIdentifier(entry)] ?? [])
-                batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: entry.name), in: Self.metadataTable)
+                try batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: entry.name), in: Self.metadataTable)
             }
             try backend.apply(batch)
         } catch {
@@ -209,11 +209,12 @@ extension Store {
         }
     }
 
-    private func encode(_ object: StoredObject, into batch: inout WriteBatch, using buffer: inout DataBuffer) {
+    private func encode(_ object: StoredObject, into batch: inout WriteBatch, using buffer: inout DataBuffer) throws {
         guard let entry = object.entry else { return }
         buffer.removeAll()
         object.writeContent(to: &buffer)
-        batch.putRecord(rowID: object.rowID, version: entry.version, content: buffer, in: entry.name)
+        try batch.putRecord(rowID: object.rowID, version: entry.version, content: buffer, in: entry.name,
+                            cipher: cipher, scope: entry.classID)
     }
 
     /// Takes back an insert that was never saved: the object leaves the store, its rowID is

@@ -35,7 +35,7 @@ extension Store {
                 }
                 var buffer: DataBuffer
                 do {
-                    buffer = try RecordEnvelope.open(value, key: key)
+                    buffer = try RecordEnvelope.open(value, key: key, cipher: cipher, scope: record.classID)
                 } catch {
                     report.problems.append(.corruptRecord(class: name, rowID: rowID))
                     return true
@@ -64,7 +64,7 @@ extension Store {
         try backend.forEachRecord(in: Self.namesTable) { key, value in
             report.namedBufferCount += 1
             do {
-                _ = try RecordEnvelope.open(value, key: key)
+                _ = try RecordEnvelope.open(value, key: key, cipher: cipher, scope: 0)
             } catch {
                 let name = String(decoding: key, as: UTF8.self)
                 report.problems.append(.corruptNamedBuffer(name: name))

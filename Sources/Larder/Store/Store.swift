@@ -36,6 +36,10 @@ public final class Store {
     internal var pendingObjectCount = 0
 
     internal var enumerationDepth = 0
+    /// Encrypts and decrypts records when the store has a key.
+    internal var cipher: RecordCipher?
+    /// The encryption settings record, when the store is encrypted.
+    internal var encryptionRecord: EncryptionRecord?
     /// Told of every non-nil reference read while set (by ``verify()``).
     internal var referenceObserver: ((ClassEntry, UInt64) -> Void)?
     internal private(set) var isDissolvingRelationships = false
@@ -54,9 +58,20 @@ public final class Store {
     /// ```swift
     /// let store = try Store(backend: TokyoCabinetBackend(path: "/tmp/music.larder"))
     /// ```
-    public init(backend: any Backend) throws {
+    public convenience init(backend: any Backend) throws {
+        try self.init(backend: backend, configuration: Configuration())
+    }
+
+    /// Opens a store on `backend` with the encryption settings of `configuration` (the
+    /// backend has already applied its durability and locking settings).
+    ///
+    /// ```swift
+    /// let store = try Store(backend: backend, configuration: .init(encryptionKey: "correct horse"))
+    /// ```
+    public init(backend: any Backend, configuration: Configuration) throws {
         self.backend = backend
         try loadMetadata()
+        try openEncryption(configuration)
     }
 
     /// Opens (or creates) the store directory at `path` with a ``TokyoCabinetBackend``.
@@ -98,7 +113,7 @@ public final class Store {
             record = ClassRecord(classID: classID, nextRowID: 1, version: type.version, deletedRowIDs: RowIDRanges())
             if !backend.isReadOnly {
                 var batch = WriteBatch()
-                batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: name), in: Self.metadataTable)
+                try batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: name), in: Self.metadataTable)
                 try backend.apply(batch)
             }
             records[name] = record
@@ -176,6 +191,9 @@ public final class Store {
             if key.elementsEqual(Self.formatKey) {
                 var buffer = try Self.openMetadata(value, key: key, name: "format")
                 foundFormat = try Self.decodeMetadata("format") { try buffer.readVarInt() }
+            } else if key.elementsEqual(EncryptionRecord.key) {
+                var buffer = try Self.openMetadata(value, key: key, name: "encryption")
+                encryptionRecord = try Self.decodeMetadata("encryption") { try EncryptionRecord(decoding: &buffer) }
             } else if let name = ClassRecord.name(inKey: key) {
                 var buffer = try Self.openMetadata(value, key: key, name: "class/" + name)
                 records[name] = try Self.decodeMetadata("class/" + name) { try ClassRecord(decoding: &buffer) }
@@ -188,7 +206,7 @@ public final class Store {
             var buffer = DataBuffer()
             buffer.writeVarInt(Self.formatVersion)
             var batch = WriteBatch()
-            batch.putSealed(buffer, forKey: Self.formatKey, in: table)
+            try batch.putSealed(buffer, forKey: Self.formatKey, in: table)
             try backend.apply(batch)
         }
         let ids = records.values.map(\.classID)

@@ -33,6 +33,16 @@ extension Store {
         /// ``StoreError/locked(path:)``; 0 (the default) fails at once.
         public var lockTimeout: TimeInterval = 0
 
+        /// The passphrase of an encrypted store, or nil. With a key, every object record and
+        /// named buffer is written with AES-256-GCM; a plaintext store opened with a key
+        /// becomes encrypted record by record as records are saved (``Store/rekey(to:)``
+        /// rewrites them all at once).
+        public var encryptionKey: String?
+
+        /// PBKDF2-HMAC-SHA256 iterations used when a store is first given a key (stored with
+        /// the salt; later opens use the stored count). Lower it only in tests.
+        public var keyDerivationIterations = 210_000
+
         /// The default configuration: full durability, read-write, no waiting for locks.
         ///
         /// ```swift
@@ -45,10 +55,12 @@ extension Store {
         /// ```swift
         /// let reader = Store.Configuration(readOnly: true, lockTimeout: 2)
         /// ```
-        public init(durability: Durability = .full, readOnly: Bool = false, lockTimeout: TimeInterval = 0) {
+        public init(durability: Durability = .full, readOnly: Bool = false, lockTimeout: TimeInterval = 0,
+                    encryptionKey: String? = nil) {
             self.durability = durability
             self.readOnly = readOnly
             self.lockTimeout = lockTimeout
+            self.encryptionKey = encryptionKey
         }
     }
 
@@ -59,6 +71,6 @@ extension Store {
     /// let store = try Store(path: "/tmp/music.larder", configuration: .init(durability: .noSync))
     /// ```
     public convenience init(path: String, configuration: Configuration) throws {
-        try self.init(backend: TokyoCabinetBackend(path: path, configuration: configuration))
+        try self.init(backend: TokyoCabinetBackend(path: path, configuration: configuration), configuration: configuration)
     }
 }

@@ -62,6 +62,13 @@ public enum StoreError: Error, Equatable, Sendable {
     case closed
     /// The store was opened read-only: it cannot be changed.
     case readOnly
+    /// The store is encrypted and no key was given (or a record is encrypted and the store
+    /// has no key).
+    case encryptionKeyRequired
+    /// The key given does not open this store.
+    case wrongEncryptionKey
+    /// OpenSSL failed to encrypt (out of memory, no entropy).
+    case encryptionFailure(reason: String)
     /// A save was interrupted after its commit point and could not be finished; reopen the
     /// store (as a writer) to complete it.
     case needsRecovery(path: String)
@@ -94,6 +101,9 @@ extension StoreError: CustomStringConvertible {
         case .unsavedChanges: return "the store has unsaved changes: save or discard them before closing"
         case .closed: return "the store is closed"
         case .readOnly: return "the store is open read-only"
+        case .encryptionKeyRequired: return "the store is encrypted: an encryption key is required"
+        case .wrongEncryptionKey: return "the encryption key does not open this store"
+        case let .encryptionFailure(reason): return "encryption failed: \(reason)"
         case let .needsRecovery(path): return "\(path) has an interrupted save: reopen it to recover"
         }
     }
