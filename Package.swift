@@ -64,6 +64,11 @@ let package = Package(
             path: "SpeedTests/GRDBSpeedTest"
         ),
         .executableTarget(
+            name: "TokyoCabinetSpeedTest",
+            dependencies: ["CTokyoCabinet", "SpeedSupport"],
+            path: "SpeedTests/TokyoCabinetSpeedTest"
+        ),
+        .executableTarget(
             name: "SpeedCompare",
             dependencies: ["SpeedSupport"],
             path: "SpeedTests/SpeedCompare"

@@ -29,6 +29,7 @@ public struct WriteBatch: Sendable {
     private var tableIndexes: [String: Int] = [:]
     internal private(set) var operationsByTable: [[Operation]] = []
     internal private(set) var arena: [UInt8] = []
+    private var lastTable: (name: String, index: Int)?
 
     /// Creates an empty batch.
     ///
@@ -142,11 +143,17 @@ public struct WriteBatch: Sendable {
     }
 
     private mutating func tableIndex(_ table: String) -> Int {
-        if let index = tableIndexes[table] { return index }
+        // Saves add runs of records to one table: compare with the last one before hashing.
+        if let last = lastTable, last.name == table { return last.index }
+        if let index = tableIndexes[table] {
+            lastTable = (table, index)
+            return index
+        }
         let index = tables.count
         tables.append(table)
         tableIndexes[table] = index
         operationsByTable.append([])
+        lastTable = (table, index)
         return index
     }
 

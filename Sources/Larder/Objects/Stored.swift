@@ -26,6 +26,7 @@ public struct Stored<Value> {
     /// ```swift
     /// @Stored var seconds: UInt32 = 0
     /// ```
+    @inlinable
     public init(wrappedValue: Value) {
         storedValue = wrappedValue
     }
@@ -39,17 +40,18 @@ public struct Stored<Value> {
     }
 
     /// The access path used for `@Stored` properties of a ``StoredObject``.
+    @inlinable
     public static subscript<Owner: StoredObject>(
         _enclosingInstance owner: Owner,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Stored<Value>>
     ) -> Value {
         get {
-            owner.fetchContentForRead()
+            if !owner.hasContent { owner.fetchContentForRead() }
             return owner[keyPath: storageKeyPath].storedValue
         }
         set {
-            owner.prepareForWrite()
+            if !owner.isLoadingContent { owner.prepareForWrite() }
             owner[keyPath: storageKeyPath].storedValue = newValue
         }
     }

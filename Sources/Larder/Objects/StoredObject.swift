@@ -38,7 +38,7 @@ open class StoredObject {
     public var store: Store? { attachedStore }
 
     /// False while the object is a fault: its rowID is known but its fields are not loaded.
-    public internal(set) var hasContent = true
+    @exclusivity(unchecked) public internal(set) var hasContent = true
 
     /// True once the object's deletion has been saved (or it was inserted and deleted before
     /// any save).
@@ -48,10 +48,12 @@ open class StoredObject {
     /// getter cannot throw), or nil. Call ``fetchContent()`` to see such an error thrown.
     public internal(set) var faultError: (any Error)?
 
-    internal weak var attachedStore: Store?
-    internal unowned(unsafe) var entry: ClassEntry?
-    internal var pendingChange = PendingChange.none
-    internal var isLoadingContent = false
+    // Not retained: a store detaches every object it knows (they are all in its identity
+    // map) before it goes away, so these are never left dangling.
+    @exclusivity(unchecked) internal unowned(unsafe) var attachedStore: Store?
+    @exclusivity(unchecked) internal unowned(unsafe) var entry: ClassEntry?
+    @exclusivity(unchecked) internal var pendingChange = PendingChange.none
+    @exclusivity(unchecked) @usableFromInline internal var isLoadingContent = false
 
     /// Creates a new object with content and no rowID; ``Store/insert(_:)`` adds it to a store.
     ///
@@ -63,9 +65,7 @@ open class StoredObject {
     public required init() {}
 
     deinit {
-        if let entry, attachedStore != nil {
-            entry.forget(self)
-        }
+        entry?.forget(self)
     }
 
     /// Loads a fault's content from the store; does nothing when the object has content.
@@ -160,8 +160,13 @@ open class StoredObject {
 
     /// Faults the object in for a read through a `Stored` property; a failure is kept in
     /// ``faultError`` because a getter cannot throw.
+    @usableFromInline
     internal func fetchContentForRead() {
         guard !hasContent, !isLoadingContent else { return }
+        fetchFaultForRead()
+    }
+
+    private func fetchFaultForRead() {
         do {
             try fetchContent()
             faultError = nil
@@ -171,6 +176,7 @@ open class StoredObject {
     }
 
     /// Faults the object in and marks it updated, for a write through a `Stored` property.
+    @usableFromInline
     internal func prepareForWrite() {
         guard !isLoadingContent, let store = attachedStore, !store.isDissolvingRelationships else { return }
         fetchContentForRead()

@@ -9,23 +9,23 @@ internal final class ClassEntry {
     let version: UInt8
 
     /// The next rowID to hand out in this session.
-    var nextRowID: UInt64
+    @exclusivity(unchecked) var nextRowID: UInt64
     /// The next rowID as last saved: rows at or above it exist only in memory.
-    var savedNextRowID: UInt64
+    @exclusivity(unchecked) var savedNextRowID: UInt64
     /// RowIDs deleted (or handed out and never saved), as saved.
     var deletedRowIDs: RowIDRanges
     /// RowIDs handed out in this session and dropped before any save, to add at the next save.
     var droppedRowIDs: [UInt64] = []
     /// The registry record must be written at the next save.
-    var needsRecordWrite = false
+    @exclusivity(unchecked) var needsRecordWrite = false
 
     /// The identity map: the live instance of each rowID, not retained. An object removes
     /// itself in its deinit.
-    private(set) var liveObjects: [UInt64: Unmanaged<StoredObject>] = [:]
+    @exclusivity(unchecked) private var liveObjects = IdentityMap()
     /// Objects of this class inserted and not saved yet.
-    var pendingInsertCount = 0
+    @exclusivity(unchecked) var pendingInsertCount = 0
     /// Saved objects of this class deleted and not saved yet.
-    var pendingDeleteCount = 0
+    @exclusivity(unchecked) var pendingDeleteCount = 0
 
     init(type: StoredObject.Type, name: String, record: ClassRecord) {
         self.type = type
@@ -63,30 +63,33 @@ internal final class ClassEntry {
         needsRecordWrite = true
     }
 
+    @inline(__always)
     func liveObject(_ rowID: UInt64) -> StoredObject? {
-        liveObjects[rowID]?.takeUnretainedValue()
+        liveObjects.object(at: rowID)
     }
 
     func remember(_ object: StoredObject) {
-        liveObjects[object.rowID] = Unmanaged.passUnretained(object)
+        liveObjects.insert(object)
     }
 
     /// Removes `object` from the identity map if it is the instance there.
     func forget(_ object: StoredObject) {
-        if let live = liveObjects[object.rowID], live.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            liveObjects[object.rowID] = nil
-        }
+        liveObjects.remove(object)
     }
 
     /// Retains and returns every live object, then empties the identity map.
     func takeAllLiveObjects() -> [StoredObject] {
-        let objects = liveObjects.values.map { $0.takeUnretainedValue() }
+        let objects = liveObjects.allObjects()
         liveObjects.removeAll()
         return objects
     }
 
     /// Retains and returns every live object, leaving the map as it is.
     func allLiveObjects() -> [StoredObject] {
-        liveObjects.values.map { $0.takeUnretainedValue() }
+        liveObjects.allObjects()
+    }
+
+    deinit {
+        liveObjects.removeAll()
     }
 }

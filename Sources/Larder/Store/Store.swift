@@ -30,20 +30,20 @@ public final class Store {
     /// Every class record in the store, registered in this session or not.
     internal var records: [String: ClassRecord] = [:]
 
-    internal var insertedObjects: [StoredObject] = []
-    internal var updatedObjects: [StoredObject] = []
-    internal var deletedObjects: [StoredObject] = []
-    internal var pendingObjectCount = 0
+    @exclusivity(unchecked) internal var insertedObjects: [StoredObject] = []
+    @exclusivity(unchecked) internal var updatedObjects: [StoredObject] = []
+    @exclusivity(unchecked) internal var deletedObjects: [StoredObject] = []
+    @exclusivity(unchecked) internal var pendingObjectCount = 0
 
-    internal var enumerationDepth = 0
+    @exclusivity(unchecked) internal var enumerationDepth = 0
     /// Encrypts and decrypts records when the store has a key.
     internal var cipher: RecordCipher?
     /// The encryption settings record, when the store is encrypted.
     internal var encryptionRecord: EncryptionRecord?
     /// Told of every non-nil reference read while set (by ``verify()``).
     internal var referenceObserver: ((ClassEntry, UInt64) -> Void)?
-    internal private(set) var isDissolvingRelationships = false
-    internal private(set) var isClosed = false
+    @exclusivity(unchecked) internal private(set) var isDissolvingRelationships = false
+    @exclusivity(unchecked) internal private(set) var isClosed = false
 
     /// The metadata table: format version and class registry.
     internal static let metadataTable = "_store"
