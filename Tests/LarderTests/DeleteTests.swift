@@ -108,3 +108,28 @@ import Testing
         #expect(artist.favorite == nil)
     }
 }
+
+@Suite struct RowIDReuseTests {
+    @Test func rowIDsDroppedBeforeCloseAreNotReusedByTheNextSession() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let store = try directory.openStore()
+            try store.insert(Song(title: "kept", seconds: 1))
+            try store.saveChanges()
+            let dropped = Song(title: "dropped", seconds: 2)
+            try store.insert(dropped)
+            var bookmark = DataBuffer()
+            bookmark.writeReference(dropped)
+            try store.setDataBuffer(bookmark, forName: "bookmark")
+            store.discardChanges()
+            try store.close()
+        }
+        let store = try directory.openStore()
+        let newcomer = Song(title: "new", seconds: 3)
+        try store.insert(newcomer)
+        #expect(newcomer.rowID == 3)
+        try store.saveChanges()
+        var bookmark = try #require(try store.dataBuffer(forName: "bookmark"))
+        #expect(try bookmark.readReference(to: Song.self, in: store) == nil)
+    }
+}

@@ -139,8 +139,14 @@ import Testing
         try insertLibrary(into: store, songs: 10, perPlaylist: 5)
         try store.delete(try #require(try store.object(of: Song.self, rowID: 7)))   // no delete rule
         try store.saveChanges()
+        #expect(try store.verify().isHealthy)
+        #expect(try store.verify().referencesToDeletedRows == 1)
+        // A record that goes missing behind the store's back leaves a real dangling reference.
+        var batch = WriteBatch()
+        batch.removeValue(forKey: RowIDKey.bytes(2), in: "Song")
+        try store.backend.apply(batch)
         let report = try store.verify()
-        #expect(report.problems == [.danglingReference(fromClass: "Playlist", fromRowID: 2, toClass: "Song", toRowID: 7)])
+        #expect(report.problems == [.danglingReference(fromClass: "Playlist", fromRowID: 1, toClass: "Song", toRowID: 2)])
         #expect(!store.hasUnsavedChanges)
     }
 

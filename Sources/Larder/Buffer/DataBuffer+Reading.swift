@@ -66,7 +66,7 @@ extension DataBuffer {
     /// ```
     public mutating func readInt64() throws -> Int64 { try readLittleEndian() }
 
-    /// Reads an `Int` written by ``write(_:)-Int`` (8 bytes on disk). On a 32-bit host a value
+    /// Reads an `Int` written by `write(_: Int)` (8 bytes on disk). On a 32-bit host a value
     /// that does not fit throws ``DataBufferError/valueOutOfRange(offset:)``.
     ///
     /// ```swift
@@ -170,7 +170,7 @@ extension DataBuffer {
         return Data(bytes[readPosition ..< readPosition + count])
     }
 
-    /// Reads a byte blob written by ``write(_:)-[UInt8]``: a varint byte count, then the bytes.
+    /// Reads a byte blob written by `write(_: [UInt8])`: a varint byte count, then the bytes.
     ///
     /// ```swift
     /// let fingerprint = try buffer.readBytes()
@@ -212,7 +212,7 @@ extension DataBuffer {
 
     // MARK: Optionals
 
-    /// Reads a string written by ``write(_:)-String?``: nil or a string, `""` included.
+    /// Reads a string written by `write(_: String?)`: nil or a string, `""` included.
     ///
     /// ```swift
     /// let subtitle = try buffer.readOptionalString()

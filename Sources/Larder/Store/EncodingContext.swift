@@ -27,6 +27,6 @@ internal final class EncodingContext: @unchecked Sendable {
 
     func record(_ error: any Error) {
         guard self.error == nil else { return }
-        self.error = (error as? StoreError) ?? .undecodableRecord(class: "?", rowID: 0, reason: "\(error)")
+        self.error = (error as? StoreError) ?? .encryptionFailure(reason: "\(error)")
     }
 }

@@ -15,7 +15,11 @@ extension Store {
         guard !name.isEmpty else { throw StoreError.invalidBufferName(name) }
         var batch = WriteBatch()
         try batch.putSealed(buffer, forKey: Array(name.utf8), in: Self.namesTable, cipher: cipher, scope: 0)
+        // The rowIDs handed out so far are recorded with it, so a reference in the buffer can
+        // never come to mean an object inserted later.
+        try addRegistryRecords(to: &batch, newlyDeleted: [:])
         try backend.apply(batch)
+        registryRecordsWritten(newlyDeleted: [:])
     }
 
     /// The buffer stored under `name`, ready for reading, or nil.
@@ -27,6 +31,7 @@ extension Store {
     /// ```
     public func dataBuffer(forName name: String) throws -> DataBuffer? {
         try checkOpen()
+        guard !name.isEmpty else { throw StoreError.invalidBufferName(name) }
         return try backend.withValue(forKey: Array(name.utf8), in: Self.namesTable) { record -> DataBuffer? in
             guard let record else { return nil }
             do {
@@ -46,6 +51,7 @@ extension Store {
     /// ```
     public func removeDataBuffer(forName name: String) throws {
         try checkOpen()
+        guard !name.isEmpty else { throw StoreError.invalidBufferName(name) }
         var batch = WriteBatch()
         batch.removeValue(forKey: Array(name.utf8), in: Self.namesTable)
         try backend.apply(batch)

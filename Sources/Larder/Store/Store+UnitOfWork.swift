@@ -131,10 +131,7 @@ extension Store {
                 newlyDeleted[ObjectIdentifier(entry), default: []].append(object.rowID)
             }
             // The registry goes last, after the class files it describes.
-            for entry in entriesByType.values where entry.needsRecordWrite || newlyDeleted[ObjectIdentifier(entry)] != nil {
-                let record = entry.record(addingDeleted: newlyDeleted[ObjectIdentifier(entry)] ?? [])
-                try batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: entry.name), in: Self.metadataTable)
-            }
+            try addRegistryRecords(to: &batch, newlyDeleted: newlyDeleted)
             try backend.apply(batch)
         } catch {
             for object in context.autoInserted.reversed() { undoInsert(of: object) }
@@ -229,16 +226,30 @@ extension Store {
         object.rowID = 0
     }
 
+    /// Adds the registry record of every class whose next rowID or deleted rowIDs changed.
+    internal func addRegistryRecords(to batch: inout WriteBatch, newlyDeleted: [ObjectIdentifier: [UInt64]]) throws {
+        for entry in entriesByType.values where entry.needsRecordWrite || newlyDeleted[ObjectIdentifier(entry)] != nil {
+            let record = entry.record(addingDeleted: newlyDeleted[ObjectIdentifier(entry)] ?? [])
+            try batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: entry.name), in: Self.metadataTable)
+        }
+    }
+
+    /// Records in memory that the registry records of ``addRegistryRecords(to:newlyDeleted:)``
+    /// were written.
+    internal func registryRecordsWritten(newlyDeleted: [ObjectIdentifier: [UInt64]]) {
+        for entry in entriesByType.values where entry.needsRecordWrite || newlyDeleted[ObjectIdentifier(entry)] != nil {
+            let record = entry.record(addingDeleted: newlyDeleted[ObjectIdentifier(entry)] ?? [])
+            records[entry.name] = record
+            entry.deletedRowIDs = record.deletedRowIDs
+            entry.droppedRowIDs = []
+            entry.savedNextRowID = entry.nextRowID
+            entry.needsRecordWrite = false
+        }
+    }
+
     private func finishSave(newlyDeleted: [ObjectIdentifier: [UInt64]]) {
+        registryRecordsWritten(newlyDeleted: newlyDeleted)
         for entry in entriesByType.values {
-            if entry.needsRecordWrite || newlyDeleted[ObjectIdentifier(entry)] != nil {
-                let record = entry.record(addingDeleted: newlyDeleted[ObjectIdentifier(entry)] ?? [])
-                records[entry.name] = record
-                entry.deletedRowIDs = record.deletedRowIDs
-                entry.droppedRowIDs = []
-                entry.savedNextRowID = entry.nextRowID
-                entry.needsRecordWrite = false
-            }
             entry.pendingInsertCount = 0
             entry.pendingDeleteCount = 0
         }

@@ -30,7 +30,7 @@ extension Store {
                     return true
                 }
                 rowIDs.insert(rowID)
-                if rowID >= (entry?.nextRowID ?? record.nextRowID) {
+                if rowID >= (entry?.nextRowID ?? record.nextRowID) || record.deletedRowIDs.contains(rowID) {
                     report.problems.append(.unexpectedRowID(class: name, rowID: rowID))
                 }
                 var buffer: DataBuffer
@@ -58,6 +58,11 @@ extension Store {
             report.classes.append(summary)
         }
         for reference in references where existing[reference.toClass]?.contains(reference.toRowID) != true {
+            // A reference to a deleted row reads as nil by design: worth knowing, not damage.
+            if records[reference.toClass]?.deletedRowIDs.contains(reference.toRowID) == true {
+                report.referencesToDeletedRows += 1
+                continue
+            }
             report.problems.append(.danglingReference(fromClass: reference.fromClass, fromRowID: reference.fromRowID,
                                                       toClass: reference.toClass, toRowID: reference.toRowID))
         }

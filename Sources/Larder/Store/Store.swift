@@ -50,7 +50,8 @@ public final class Store {
     /// The table of named data buffers.
     internal static let namesTable = "_names"
     /// The store format this version of Larder writes and reads.
-    internal static let formatVersion: UInt64 = 1
+    /// 1: records without checksums; 2: checksummed (and encrypted) records, commit journal.
+    internal static let formatVersion: UInt64 = 2
     internal static let formatKey = Array("format".utf8)
 
     /// Opens a store on `backend`, reading its class registry.
@@ -153,6 +154,10 @@ public final class Store {
     public func close() throws {
         guard !isClosed else { return }
         guard !hasUnsavedChanges else { throw StoreError.unsavedChanges }
+        // RowIDs handed out and dropped since the last save are recorded, never reused.
+        if !backend.isReadOnly && entriesByType.values.contains(where: \.needsRecordWrite) {
+            try saveChanges()
+        }
         dissolveAllRelationships()
         detachAllLiveObjects()
         isClosed = true
@@ -200,9 +205,10 @@ public final class Store {
             }
             return true
         }
-        if let foundFormat {
-            guard foundFormat <= Self.formatVersion else { throw StoreError.unsupportedFormat(version: foundFormat) }
-        } else if !backend.isReadOnly {
+        if let foundFormat, foundFormat > Self.formatVersion {
+            throw StoreError.unsupportedFormat(version: foundFormat)
+        }
+        if foundFormat != Self.formatVersion && !backend.isReadOnly {
             var buffer = DataBuffer()
             buffer.writeVarInt(Self.formatVersion)
             var batch = WriteBatch()

@@ -29,13 +29,15 @@ public struct VerificationReport: Sendable, Equatable {
         case corruptRecord(class: String, rowID: UInt64)
         /// A record's content does not decode.
         case undecodableRecord(class: String, rowID: UInt64, reason: String)
-        /// A record refers to a row that does not exist (deleted, or missing).
+        /// A record refers to a row that should exist (it was handed out and never deleted)
+        /// but has no record.
         case danglingReference(fromClass: String, fromRowID: UInt64, toClass: String, toRowID: UInt64)
         /// A named buffer is damaged.
         case corruptNamedBuffer(name: String)
         /// A key in a file is not a valid key for that file.
         case malformedKey(table: String)
-        /// A record exists at or above the class's next rowID: it was never handed out.
+        /// A record exists at or above the class's next rowID (never handed out) or at a rowID
+        /// recorded as deleted.
         case unexpectedRowID(class: String, rowID: UInt64)
 
         public var description: String {
@@ -55,6 +57,9 @@ public struct VerificationReport: Sendable, Equatable {
     public var classes: [ClassSummary] = []
     /// Named buffers checked.
     public var namedBufferCount = 0
+    /// References to rows that were deleted: they read as nil (by design), and show where a
+    /// delete rule did not clear a relationship. Not a problem of the store.
+    public var referencesToDeletedRows = 0
     /// Every problem found, in the order found.
     public var problems: [Problem] = []
 

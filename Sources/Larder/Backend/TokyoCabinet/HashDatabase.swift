@@ -7,7 +7,8 @@ import Foundation
 
 /// One open Tokyo Cabinet hash database file.
 internal final class HashDatabase {
-    /// How a file is tuned when it is created (Tokyo Cabinet keeps the tuning in the file).
+    /// How a file is tuned: the bucket count is fixed when the file is created (Tokyo Cabinet
+    /// keeps it in the file); the mapped size applies to each open.
     struct Tuning: Sendable {
         /// Hash buckets; 0.5-4x the expected record count is best.
         var bucketCount: Int64

@@ -58,6 +58,9 @@ public final class TokyoCabinetBackend: Backend {
             guard isDirectory.boolValue else { throw StoreError.notADirectory(path: path) }
         } else if configuration.readOnly {
             throw StoreError.cannotOpen(path: path, reason: "no store at this path")
+        }
+        if configuration.readOnly && !FileIO.exists(filePath(for: Self.lockTable)) {
+            throw StoreError.cannotOpen(path: path, reason: "no store at this path")
         } else {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -132,7 +135,8 @@ public final class TokyoCabinetBackend: Backend {
         do {
             try applyToFiles(batch)
         } catch let failure as ApplyFailure where !failure.committedAny {
-            try? FileIO.remove(journalPath)
+            // No file has the batch; a journal that cannot be removed would replay it on open.
+            do { try FileIO.remove(journalPath) } catch { needsRecovery = true }
             throw failure.error
         } catch {
             try rollForward(batch)
