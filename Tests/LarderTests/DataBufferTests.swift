@@ -795,8 +795,8 @@ import Testing
         var buffer = DataBuffer()
         buffer.reserveCapacity(4096)
         #expect(buffer.bytes.isEmpty)
-        buffer.appendRaw([0xaa, 0xbb] as [UInt8])
-        buffer.appendRaw(Data([0xcc]))
+        ([0xaa, 0xbb] as [UInt8]).withUnsafeBytes { buffer.appendRaw($0) }
+        Data([0xcc]).withUnsafeBytes { buffer.appendRaw($0) }
         #expect(buffer.bytes == [0xaa, 0xbb, 0xcc])
         #expect(try buffer.readUInt8() == 0xaa)
         buffer.removeAll()

@@ -169,10 +169,17 @@ import Testing
             try store.rekey(to: "first", iterations: 1_000)
             try store.close()
         }
-        #expect(try allBytes(directory).range(of: Data(Self.secret.utf8)) == nil)
+        // Every record is encrypted now (old bytes may linger in Tokyo Cabinet's free space:
+        // documented, and the reason a fresh store is encrypted from its first record).
         #expect(throws: StoreError.encryptionKeyRequired) { _ = try open(directory, key: nil) }
         do {
             let store = try open(directory, key: "first")
+            for table in ["Song", "Playlist", "_names"] {
+                try store.backend.forEachRecord(in: table) { _, value in
+                    #expect(value[0] == 0x03, "\(table)")
+                    return true
+                }
+            }
             #expect(try store.object(of: Playlist.self, rowID: 1)?.title == Self.secret)
             store.discardChanges()
             try store.rekey(to: "second", iterations: 1_000)
@@ -194,6 +201,24 @@ import Testing
         let song = try #require(try store.object(of: Song.self, rowID: 1))
         song.title = "dirty"
         #expect(throws: StoreError.unsavedChanges) { try store.rekey(to: "x", iterations: 1_000) }
+    }
+
+    @Test func aFullyEncryptedStoreRefusesAPlaintextRecordSlippedIn() throws {
+        let directory = TemporaryDirectory("crypt")
+        let store = try open(directory, key: "k")
+        try insertSecrets(into: store)
+        // A forged plaintext record with a valid checksum, put behind the store's back.
+        var forged = WriteBatch()
+        var content = DataBuffer()
+        content.write("forged title")
+        content.write(UInt32(0))
+        try forged.putRecord(rowID: 3, version: 1, content: content, in: "Song")
+        try store.backend.apply(forged)
+        store.discardChanges()
+        try store.close()
+        let reopened = try open(directory, key: "k")
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 3)) { _ = try reopened.object(of: Song.self, rowID: 3) }
+        #expect(try reopened.object(of: Song.self, rowID: 4)?.title == "\(Self.secret) 4")
     }
 
     @Test func theDefaultKeyDerivationIsAtLeast210000Iterations() {

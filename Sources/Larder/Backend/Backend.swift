@@ -37,16 +37,9 @@ public protocol Backend: AnyObject {
 
     /// True when the backend was opened for reading only: ``apply(_:)`` throws.
     var isReadOnly: Bool { get }
-
-    /// Rewrites the files without free space, so no bytes of removed or replaced records
-    /// remain. Optional: the default does nothing.
-    func compact() throws
 }
 
 extension Backend {
     /// Backends are writable unless they say otherwise.
     public var isReadOnly: Bool { false }
-
-    /// Backends that keep no stale bytes need not compact.
-    public func compact() throws {}
 }

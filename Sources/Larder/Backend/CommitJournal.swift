@@ -22,9 +22,7 @@ internal enum CommitJournal {
         payload.reserveCapacity(batch.arena.count + batch.operationCount * 4 + 64)
         for table in batch.tables {
             payload.write(table)
-            var operations: [(WriteBatch.Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer)] = []
-            batch.forEachOperation(in: table) { kind, key, value in operations.append((kind, key, value)) }
-            payload.writeVarInt(UInt64(operations.count))
+            payload.writeVarInt(UInt64(batch.operationCount(in: table)))
             batch.forEachOperation(in: table) { kind, key, value in
                 payload.write(kind == .put ? putKind : deleteKind)
                 payload.writeVarInt(UInt64(key.count))
@@ -37,9 +35,9 @@ internal enum CommitJournal {
         }
         var file = magic
         file.reserveCapacity(headerSize + payload.bytes.count)
-        withUnsafeBytes(of: UInt64(payload.bytes.count).littleEndian) { file.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt64(payload.bytes.count).littleEndian) { file.appendBytes($0) }
         let crc = payload.bytes.withUnsafeBytes { Checksum.crc32($0) }
-        withUnsafeBytes(of: crc.littleEndian) { file.append(contentsOf: $0) }
+        withUnsafeBytes(of: crc.littleEndian) { file.appendBytes($0) }
         file.append(contentsOf: payload.bytes)
         return file
     }

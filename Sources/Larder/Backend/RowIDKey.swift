@@ -33,6 +33,6 @@ public enum RowIDKey {
     }
 
     internal static func append(_ rowID: UInt64, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: rowID.bigEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: rowID.bigEndian) { bytes.appendBytes($0) }
     }
 }

@@ -100,6 +100,11 @@ public struct WriteBatch: Sendable {
         }
     }
 
+    /// The number of operations on `table`.
+    public func operationCount(in table: String) -> Int {
+        tableIndexes[table].map { operationsByTable[$0].count } ?? 0
+    }
+
     // MARK: Fast path for the store
 
     /// Adds a put of `content` sealed in a record envelope (checksummed, or encrypted with

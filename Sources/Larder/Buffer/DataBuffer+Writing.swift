@@ -226,6 +226,6 @@ extension DataBuffer {
 
     @inline(__always)
     internal mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.appendBytes($0) }
     }
 }

@@ -97,9 +97,17 @@ public struct DataBuffer: Sendable, Hashable {
         readPosition = 0
     }
 
+    /// Replaces the buffer's bytes with `content`, ready for reading, keeping its storage.
+    internal mutating func replaceContent(with content: UnsafeRawBufferPointer, versionOfData: UInt8) {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.appendBytes(content)
+        readPosition = 0
+        self.versionOfData = versionOfData
+    }
+
     /// Appends raw bytes (no length prefix).
-    internal mutating func appendRaw<C: Collection>(_ raw: C) where C.Element == UInt8 {
-        bytes.append(contentsOf: raw)
+    internal mutating func appendRaw(_ raw: UnsafeRawBufferPointer) {
+        bytes.appendBytes(raw)
     }
 
     // Equality and hashing cover the bytes and the version, not the read cursor.

@@ -10,12 +10,14 @@ internal struct EncryptionRecord: Equatable {
     private static let checkAssociatedData = Array("larder/key-check".utf8)
 
     var iterations: Int
+    /// Every record of the store is encrypted: plaintext records are refused as damaged.
+    var requiresEncryption: Bool
     var salt: [UInt8]
     /// `checkPlaintext` sealed with the derived key.
     var check: [UInt8]
 
     /// A new record with a fresh salt, and the cipher for `passphrase`.
-    static func make(passphrase: String, iterations: Int) throws -> (EncryptionRecord, RecordCipher) {
+    static func make(passphrase: String, iterations: Int, requiresEncryption: Bool) throws -> (EncryptionRecord, RecordCipher) {
         do {
             let salt = try RecordCipher.randomBytes(saltSize)
             let cipher = try RecordCipher(key: RecordCipher.deriveKey(passphrase: passphrase, salt: salt, iterations: iterations))
@@ -25,14 +27,17 @@ internal struct EncryptionRecord: Equatable {
                     try cipher.seal(plaintext, authenticating: associatedData, appendingTo: &check)
                 }
             }
-            return (EncryptionRecord(iterations: iterations, salt: salt, check: check), cipher)
+            cipher.rejectsPlaintext = requiresEncryption
+            return (EncryptionRecord(iterations: iterations, requiresEncryption: requiresEncryption, salt: salt, check: check),
+                    cipher)
         } catch {
             throw StoreError.encryptionFailure(reason: "\(error)")
         }
     }
 
-    init(iterations: Int, salt: [UInt8], check: [UInt8]) {
+    init(iterations: Int, requiresEncryption: Bool, salt: [UInt8], check: [UInt8]) {
         self.iterations = iterations
+        self.requiresEncryption = requiresEncryption
         self.salt = salt
         self.check = check
     }
@@ -42,6 +47,8 @@ internal struct EncryptionRecord: Equatable {
         let rawIterations = try buffer.readVarInt()
         salt = try buffer.readBytes()
         check = try buffer.readBytes()
+        // Added after the first encrypted stores: absent means false.
+        requiresEncryption = buffer.remainingCount > 0 ? try buffer.readBool() : false
         guard rawIterations >= 1, rawIterations <= 100_000_000, salt.count >= 8 else {
             throw DataBufferError.valueOutOfRange(offset: offset)
         }
@@ -53,6 +60,7 @@ internal struct EncryptionRecord: Equatable {
         buffer.writeVarInt(UInt64(iterations))
         buffer.write(salt)
         buffer.write(check)
+        buffer.write(requiresEncryption)
         return buffer
     }
 
@@ -71,6 +79,7 @@ internal struct EncryptionRecord: Equatable {
             }
         }
         guard opened == Self.checkPlaintext else { throw StoreError.wrongEncryptionKey }
+        cipher.rejectsPlaintext = requiresEncryption
         return cipher
     }
 }

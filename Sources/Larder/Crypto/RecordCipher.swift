@@ -26,6 +26,8 @@ internal final class RecordCipher {
 
     private let key: [UInt8]
     private let context: OpaquePointer
+    /// The store is fully encrypted: records in a plaintext format are treated as damaged.
+    var rejectsPlaintext = false
 
     init(key: [UInt8]) throws(Failure) {
         guard key.count == Self.keySize else { throw .openSSL("AES-256 needs a 32-byte key") }

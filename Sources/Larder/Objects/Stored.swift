@@ -46,11 +46,11 @@ public struct Stored<Value> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Stored<Value>>
     ) -> Value {
-        get {
+        @inline(__always) get {
             if !owner.hasContent { owner.fetchContentForRead() }
             return owner[keyPath: storageKeyPath].storedValue
         }
-        set {
+        @inline(__always) set {
             if !owner.isLoadingContent { owner.prepareForWrite() }
             owner[keyPath: storageKeyPath].storedValue = newValue
         }

@@ -31,7 +31,7 @@
 open class StoredObject {
     /// The object's key within its class: 0 until the object is inserted, then fixed. RowIDs
     /// start at 1 and are never handed out twice within a class, even after a delete.
-    public internal(set) var rowID: UInt64 = 0
+    @exclusivity(unchecked) public internal(set) var rowID: UInt64 = 0
 
     /// The store the object belongs to, or nil before it is inserted, after it is deleted and
     /// saved, or once the store is closed.
@@ -42,11 +42,13 @@ open class StoredObject {
 
     /// True once the object's deletion has been saved (or it was inserted and deleted before
     /// any save).
-    public internal(set) var isDeleted = false
+    @exclusivity(unchecked) public internal(set) var isDeleted = false
 
     /// The error of the last failed automatic fault-in made by a ``Stored`` property (whose
     /// getter cannot throw), or nil. Call ``fetchContent()`` to see such an error thrown.
-    public internal(set) var faultError: (any Error)?
+    public var faultError: (any Error)? {
+        attachedStore?.faultErrors[ObjectIdentifier(self)]
+    }
 
     // Not retained: a store detaches every object it knows (they are all in its identity
     // map) before it goes away, so these are never left dangling.
@@ -65,7 +67,11 @@ open class StoredObject {
     public required init() {}
 
     deinit {
-        entry?.forget(self)
+        guard let entry else { return }
+        entry.forget(self)
+        if let store = attachedStore, !store.faultErrors.isEmpty {
+            store.faultErrors[ObjectIdentifier(self)] = nil
+        }
     }
 
     /// Loads a fault's content from the store; does nothing when the object has content.
@@ -169,9 +175,9 @@ open class StoredObject {
     private func fetchFaultForRead() {
         do {
             try fetchContent()
-            faultError = nil
         } catch {
-            faultError = error
+            // Kept by the store rather than in every object: errors are rare, objects many.
+            attachedStore?.faultErrors[ObjectIdentifier(self)] = error
         }
     }
 

@@ -39,7 +39,7 @@ internal enum RecordEnvelope {
             bytes.append(version)
             bytes.append(contentsOf: content)
             let crc = bytes.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[keyStart...])) }
-            withUnsafeBytes(of: crc.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: crc.littleEndian) { bytes.appendBytes($0) }
             return
         }
         let header = [encryptedFormat, version]
@@ -57,18 +57,20 @@ internal enum RecordEnvelope {
         }
     }
 
-    /// Opens a record stored under `key`: its content in a buffer ready for reading, with its
-    /// version, after checking its checksum or authentication tag.
-    static func open(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
-                     cipher: RecordCipher?, scope: UInt64) throws(Failure) -> DataBuffer {
+    /// Opens a record stored under `key` into `buffer` (whose storage is reused): its
+    /// content ready for reading, with its version, after checking its checksum or tag.
+    static func open(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, cipher: RecordCipher?,
+                     scope: UInt64, into buffer: inout DataBuffer) throws(Failure) {
         guard record.count >= 2 else { throw .tooShort }
+        // In a fully encrypted store a plaintext record can only be a substitution.
+        if record[0] != encryptedFormat, cipher?.rejectsPlaintext == true { throw .checksumMismatch }
         switch record[0] {
         case checkedFormat:
             guard record.count >= 2 + checksumSize else { throw .tooShort }
             let body = UnsafeRawBufferPointer(rebasing: record[..<(record.count - checksumSize)])
             let stored = UInt32(littleEndian: record.loadUnaligned(fromByteOffset: body.count, as: UInt32.self))
             guard Checksum.crc32(key, body) == stored else { throw .checksumMismatch }
-            return DataBuffer(bytes: Array(body[2...]), versionOfData: record[1])
+            buffer.replaceContent(with: UnsafeRawBufferPointer(rebasing: body[2...]), versionOfData: record[1])
         case encryptedFormat:
             guard let cipher else { throw .encryptedWithoutKey }
             let associatedData = self.associatedData(scope: scope, key: Array(key), header: [record[0], record[1]])
@@ -81,12 +83,20 @@ internal enum RecordEnvelope {
             } catch {
                 throw .checksumMismatch
             }
-            return DataBuffer(bytes: content, versionOfData: record[1])
+            buffer = DataBuffer(bytes: content, versionOfData: record[1])
         case plainFormat:
-            return DataBuffer(bytes: Array(record[2...]), versionOfData: record[1])
+            buffer.replaceContent(with: UnsafeRawBufferPointer(rebasing: record[2...]), versionOfData: record[1])
         default:
             throw .unknownFormat(record[0])
         }
+    }
+
+    /// Opens a record stored under `key` into a new buffer.
+    static func open(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                     cipher: RecordCipher?, scope: UInt64) throws(Failure) -> DataBuffer {
+        var buffer = DataBuffer()
+        try open(record, key: key, cipher: cipher, scope: scope, into: &buffer)
+        return buffer
     }
 
     /// Opens a record stored under the key `key`.

@@ -4,6 +4,7 @@
 extension Store {
     /// Sets up the cipher from the configuration's key and the store's encryption record.
     internal func openEncryption(_ configuration: Configuration) throws {
+        keyDerivationIterations = configuration.keyDerivationIterations
         guard let passphrase = configuration.encryptionKey else {
             if encryptionRecord != nil { throw StoreError.encryptionKeyRequired }
             return
@@ -12,10 +13,14 @@ extension Store {
             cipher = try encryptionRecord.cipher(for: passphrase)
             return
         }
-        // A plaintext store given a key: from now on records are written encrypted.
+        // A plaintext store given a key: from now on records are written encrypted. A store
+        // with no records yet can refuse plaintext records from the start.
         guard !backend.isReadOnly else { throw StoreError.readOnly }
+        let isEmpty = try records.keys.allSatisfy { try backend.recordCount(in: $0) == 0 }
+            && backend.recordCount(in: Self.namesTable) == 0
         let (record, cipher) = try EncryptionRecord.make(passphrase: passphrase,
-                                                         iterations: configuration.keyDerivationIterations)
+                                                         iterations: configuration.keyDerivationIterations,
+                                                         requiresEncryption: isEmpty)
         var batch = WriteBatch()
         try batch.putSealed(record.encoded(), forKey: EncryptionRecord.key, in: Self.metadataTable)
         try backend.apply(batch)
@@ -26,21 +31,25 @@ extension Store {
     /// Rewrites every object record and named buffer of the store with `newKey` (or as
     /// plaintext, for nil), in one atomic save. The store must have no unsaved changes.
     ///
-    /// Records are rewritten in place; bytes of the old records may linger in the files' free
-    /// space until it is reused, so the files are compacted afterwards.
+    /// After a rekey to a key, the store accepts only encrypted records: a plaintext record
+    /// slipped into a file reads as damaged. Records are rewritten where Tokyo Cabinet puts
+    /// them; bytes of the old records may linger in the files' free space until it is reused
+    /// (copy the store to a new directory to be rid of them).
     ///
     /// ```swift
     /// try store.rekey(to: "a new passphrase")
     /// try store.rekey(to: nil)   // back to plaintext
     /// ```
-    public func rekey(to newKey: String?, iterations: Int = Configuration().keyDerivationIterations) throws {
+    public func rekey(to newKey: String?, iterations: Int? = nil) throws {
+        let iterations = iterations ?? keyDerivationIterations
         try checkOpen()
         guard !backend.isReadOnly else { throw StoreError.readOnly }
         guard !hasUnsavedChanges else { throw StoreError.unsavedChanges }
         var newRecord: EncryptionRecord?
         var newCipher: RecordCipher?
         if let newKey {
-            (newRecord, newCipher) = try EncryptionRecord.make(passphrase: newKey, iterations: iterations)
+            (newRecord, newCipher) = try EncryptionRecord.make(passphrase: newKey, iterations: iterations,
+                                                               requiresEncryption: true)
         }
         var batch = WriteBatch()
         for (name, record) in records.sorted(by: { $0.key < $1.key }) {
@@ -59,7 +68,6 @@ extension Store {
         try backend.apply(batch)
         encryptionRecord = newRecord
         cipher = newCipher
-        try backend.compact()
     }
 
     /// Adds to `batch` every record of `table`, opened with the current cipher and sealed

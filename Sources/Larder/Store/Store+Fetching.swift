@@ -1,5 +1,9 @@
 // Fetching: objects by rowID, all objects of a class, a streaming enumeration, counts; and the
 // loading of a record into an object, shared by all of them and by faults.
+//
+// The public entry points are small inlinable generic wrappers over non-generic cores, so a
+// caller's code is specialized for its class and the cores run without generic metadata
+// lookups per object.
 
 extension Store {
     /// The object of class `type` with `rowID`, with its content loaded, or nil when there is
@@ -8,25 +12,9 @@ extension Store {
     /// ```swift
     /// if let song = try store.object(of: Song.self, rowID: 42) { print(song.title) }
     /// ```
+    @inlinable
     public func object<T: StoredObject>(of type: T.Type, rowID: UInt64) throws -> T? {
-        let entry = try entry(for: type)
-        if let live = entry.liveObject(rowID) {
-            guard live.pendingChange != .deleted else { return nil }
-            do {
-                try live.fetchContent()
-            } catch StoreError.missingRecord {
-                return nil
-            }
-            return unsafeDowncast(live, to: T.self)
-        }
-        guard rowID >= 1 else { return nil }
-        let key = RowIDKey.bytes(rowID)
-        return try backend.withValue(forKey: key, in: entry.name) { record in
-            guard let record else { return nil }
-            return try key.withUnsafeBytes { key in
-                try materialize(T.self, rowID: rowID, record: record, key: key, entry: entry)
-            }
-        }
+        try storedObject(of: type, rowID: rowID).map { unsafeDowncast($0, to: T.self) }
     }
 
     /// Every object of class `type`, saved or inserted, not deleted, in ascending rowID order.
@@ -36,15 +24,16 @@ extension Store {
     /// ```swift
     /// let playlists = try store.allObjects(of: Playlist.self)
     /// ```
+    @inlinable
     public func allObjects<T: StoredObject>(of type: T.Type) throws -> [T] {
         var objects: [T] = []
         objects.reserveCapacity(try count(of: type))
         var isSorted = true
         var previous: UInt64 = 0
-        try forEachObject(of: type) { object in
+        try forEachStoredObject(of: type) { object in
             if object.rowID < previous { isSorted = false }
             previous = object.rowID
-            objects.append(object)
+            objects.append(unsafeDowncast(object, to: T.self))
         }
         if !isSorted { objects.sort { $0.rowID < $1.rowID } }
         return objects
@@ -58,27 +47,9 @@ extension Store {
     /// var total: UInt64 = 0
     /// try store.forEachObject(of: Song.self) { song in total += UInt64(song.seconds) }
     /// ```
+    @inlinable
     public func forEachObject<T: StoredObject>(of type: T.Type, _ body: (T) throws -> Void) throws {
-        let entry = try entry(for: type)
-        enumerationDepth += 1
-        defer { enumerationDepth -= 1 }
-        try backend.forEachRecord(in: entry.name) { key, record in
-            guard let rowID = RowIDKey.rowID(in: key) else {
-                throw StoreError.corruptRecord(class: entry.name, rowID: 0)
-            }
-            if let live = entry.liveObject(rowID) {
-                guard live.pendingChange != .deleted else { return true }
-                if !live.hasContent { try fill(live, from: record, key: key, entry: entry) }
-                try body(unsafeDowncast(live, to: T.self))
-            } else {
-                try body(try materialize(T.self, rowID: rowID, record: record, key: key, entry: entry))
-            }
-            return true
-        }
-        guard entry.pendingInsertCount > 0 else { return }
-        for object in insertedObjects where object.pendingChange == .inserted && object.entry === entry {
-            try body(unsafeDowncast(object, to: T.self))
-        }
+        try forEachStoredObject(of: type) { try body(unsafeDowncast($0, to: T.self)) }
     }
 
     /// The number of objects of class `type`, counting unsaved inserts and deletes, without
@@ -87,9 +58,62 @@ extension Store {
     /// ```swift
     /// let songCount = try store.count(of: Song.self)
     /// ```
-    public func count<T: StoredObject>(of type: T.Type) throws -> Int {
+    public func count(of type: StoredObject.Type) throws -> Int {
         let entry = try entry(for: type)
         return try backend.recordCount(in: entry.name) + entry.pendingInsertCount - entry.pendingDeleteCount
+    }
+
+    // MARK: Cores
+
+    /// ``object(of:rowID:)`` without generics.
+    @usableFromInline
+    internal func storedObject(of type: StoredObject.Type, rowID: UInt64) throws -> StoredObject? {
+        let entry = try entry(for: type)
+        if let live = entry.liveObject(rowID) {
+            guard live.pendingChange != .deleted else { return nil }
+            do {
+                try live.fetchContent()
+            } catch StoreError.missingRecord {
+                return nil
+            }
+            return live
+        }
+        guard rowID >= 1 else { return nil }
+        let key = RowIDKey.bytes(rowID)
+        return try backend.withValue(forKey: key, in: entry.name) { record in
+            guard let record else { return nil }
+            return try key.withUnsafeBytes { key in
+                var scratch = DataBuffer()
+                return try materialize(rowID: rowID, record: record, key: key, entry: entry, scratch: &scratch)
+            }
+        }
+    }
+
+    /// ``forEachObject(of:_:)`` without generics.
+    @usableFromInline
+    internal func forEachStoredObject(of type: StoredObject.Type, _ body: (StoredObject) throws -> Void) throws {
+        let entry = try entry(for: type)
+        enumerationDepth += 1
+        defer { enumerationDepth -= 1 }
+        // One buffer for every record: its storage is reused instead of allocated per object.
+        var scratch = DataBuffer()
+        try backend.forEachRecord(in: entry.name) { key, record in
+            guard let rowID = RowIDKey.rowID(in: key) else {
+                throw StoreError.corruptRecord(class: entry.name, rowID: 0)
+            }
+            if let live = entry.liveObject(rowID) {
+                guard live.pendingChange != .deleted else { return true }
+                if !live.hasContent { try fill(live, from: record, key: key, entry: entry, scratch: &scratch) }
+                try body(live)
+            } else {
+                try body(try materialize(rowID: rowID, record: record, key: key, entry: entry, scratch: &scratch))
+            }
+            return true
+        }
+        guard entry.pendingInsertCount > 0 else { return }
+        for object in insertedObjects where object.pendingChange == .inserted && object.entry === entry {
+            try body(object)
+        }
     }
 
     // MARK: Internal
@@ -121,28 +145,28 @@ extension Store {
         let key = RowIDKey.bytes(object.rowID)
         try backend.withValue(forKey: key, in: entry.name) { record in
             guard let record else { throw StoreError.missingRecord(class: entry.name, rowID: object.rowID) }
-            try key.withUnsafeBytes { key in try fill(object, from: record, key: key, entry: entry) }
+            var scratch = DataBuffer()
+            try key.withUnsafeBytes { key in try fill(object, from: record, key: key, entry: entry, scratch: &scratch) }
         }
     }
 
     /// A new live object for a record read from the class file.
-    private func materialize<T: StoredObject>(_ type: T.Type, rowID: UInt64, record: UnsafeRawBufferPointer,
-                                              key: UnsafeRawBufferPointer, entry: ClassEntry) throws -> T {
-        let object = T()
+    private func materialize(rowID: UInt64, record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                             entry: ClassEntry, scratch: inout DataBuffer) throws -> StoredObject {
+        let object = entry.type.init()
         object.attach(to: self, entry: entry, rowID: rowID)
         object.hasContent = false
         entry.remember(object)
-        try fill(object, from: record, key: key, entry: entry)
+        try fill(object, from: record, key: key, entry: entry, scratch: &scratch)
         return object
     }
 
     /// Reads `record` into `object`, which becomes an object with content. Writes made while
     /// reading are not tracked as updates.
     private func fill(_ object: StoredObject, from record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
-                      entry: ClassEntry) throws {
-        var buffer: DataBuffer
+                      entry: ClassEntry, scratch buffer: inout DataBuffer) throws {
         do {
-            buffer = try RecordEnvelope.open(record, key: key, cipher: cipher, scope: entry.classID)
+            try RecordEnvelope.open(record, key: key, cipher: cipher, scope: entry.classID, into: &buffer)
         } catch .encryptedWithoutKey {
             throw StoreError.encryptionKeyRequired
         } catch {
@@ -158,6 +182,6 @@ extension Store {
             throw StoreError.undecodableRecord(class: entry.name, rowID: object.rowID, reason: "\(error)")
         }
         object.hasContent = true
-        object.faultError = nil
+        if !faultErrors.isEmpty { faultErrors[ObjectIdentifier(object)] = nil }
     }
 }

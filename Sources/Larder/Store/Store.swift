@@ -36,8 +36,14 @@ public final class Store {
     @exclusivity(unchecked) internal var pendingObjectCount = 0
 
     @exclusivity(unchecked) internal var enumerationDepth = 0
+    @exclusivity(unchecked) private var lastEntry: (type: ObjectIdentifier, entry: ClassEntry)?
+    /// The last automatic fault-in error of each object whose fault-in failed
+    /// (``StoredObject/faultError``).
+    internal var faultErrors: [ObjectIdentifier: any Error] = [:]
     /// Encrypts and decrypts records when the store has a key.
     internal var cipher: RecordCipher?
+    /// PBKDF2 iterations for a new key (``rekey(to:iterations:)``), from the configuration.
+    internal var keyDerivationIterations = Configuration().keyDerivationIterations
     /// The encryption settings record, when the store is encrypted.
     internal var encryptionRecord: EncryptionRecord?
     /// Told of every non-nil reference read while set (by ``verify()``).
@@ -173,9 +179,13 @@ public final class Store {
     /// The entry of a registered class.
     internal func entry(for type: StoredObject.Type) throws -> ClassEntry {
         try checkOpen()
-        guard let entry = entriesByType[ObjectIdentifier(type)] else {
+        let key = ObjectIdentifier(type)
+        // Runs of calls for one class are the rule (a loop of inserts, a fetch): skip the hash.
+        if let last = lastEntry, last.type == key { return last.entry }
+        guard let entry = entriesByType[key] else {
             throw StoreError.classNotRegistered(type.storageName)
         }
+        lastEntry = (key, entry)
         return entry
     }
 

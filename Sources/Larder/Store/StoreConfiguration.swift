@@ -35,7 +35,7 @@ extension Store {
 
         /// The passphrase of an encrypted store, or nil. With a key, every object record and
         /// named buffer is written with AES-256-GCM; a plaintext store opened with a key
-        /// becomes encrypted record by record as records are saved (``Store/rekey(to:)``
+        /// becomes encrypted record by record as records are saved (``Store/rekey(to:iterations:)``
         /// rewrites them all at once).
         public var encryptionKey: String?
 

@@ -135,12 +135,6 @@ internal final class HashDatabase {
         }
     }
 
-    /// Rewrites the file without free blocks, keeping its tuning.
-    func optimize() throws {
-        let handle = try openHandle()
-        guard tchdboptimize(handle, -1, -1, -1, UInt8.max) else { throw failure("optimize", code: tchdbecode(handle)) }
-    }
-
     /// Writes the file's buffers to the device (fsync).
     func sync() throws {
         let handle = try openHandle()

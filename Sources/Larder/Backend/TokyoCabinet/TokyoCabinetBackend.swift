@@ -153,15 +153,6 @@ public final class TokyoCabinetBackend: Backend {
         try? FileIO.remove(journalPath)
     }
 
-    /// Rewrites every open file with Tokyo Cabinet's `tchdboptimize`, keeping its tuning:
-    /// free blocks, and any stale bytes in them, are gone afterwards.
-    public func compact() throws {
-        guard !configuration.readOnly else { throw StoreError.readOnly }
-        for database in databases.values {
-            try database.optimize()
-        }
-    }
-
     public func close() throws {
         guard !isClosed else { return }
         isClosed = true
