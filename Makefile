@@ -4,7 +4,10 @@
 SYSTEM_PACKAGES := libtokyocabinet-dev libssl-dev zlib1g-dev libsqlite3-dev pkg-config tokyocabinet-bin wamerican
 SWIFT ?= swift
 
-.PHONY: test build deps clean
+SCALE ?= 1
+REPEAT ?= 3
+
+.PHONY: test build deps clean speed
 
 deps:
 	@missing=""; \
@@ -22,6 +25,13 @@ build: deps
 
 test: deps
 	$(SWIFT) test
+
+# The speed comparison: every workload on Larder, SQLite, GRDB and raw Tokyo Cabinet, each in
+# its own process, in release mode. Writes SpeedTests/RESULTS.md and SpeedTests/results.svg.
+# `SCALE=0.1 make speed` for a quick run.
+speed: deps
+	$(SWIFT) build -c release
+	"$$($(SWIFT) build -c release --show-bin-path)/SpeedCompare" --scale $(SCALE) --repeat $(REPEAT) --out SpeedTests
 
 clean:
 	rm -rf .build
