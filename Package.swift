@@ -37,7 +37,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LarderTests",
-            dependencies: ["Larder", "LarderCrashWorker"]
+            // The executables are dependencies so that `swift test` builds them: the tests run
+            // them as child processes.
+            dependencies: ["Larder", "LarderCrashWorker", "LarderSpeedTest", "SQLiteSpeedTest", "GRDBSpeedTest",
+                           "TokyoCabinetSpeedTest", "SpeedCompare"]
         ),
 
         // Speed tests: Larder against SQLite (C API) and GRDB on the same workloads.

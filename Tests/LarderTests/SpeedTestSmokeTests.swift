@@ -1,0 +1,77 @@
+// Runs every speed-test executable at a tiny scale and checks that each did the work it
+// reports: exact counts and the values it read back. No timing is asserted here; speed is
+// measured by `make speed`.
+
+import Foundation
+import Testing
+
+@Suite(.serialized) struct SpeedTestSmokeTests {
+    private static let scale = "0.001"   // 100 songs a complex round, 1,000 simple songs
+
+    /// The RESULT lines of one run, as key-value dictionaries.
+    private func run(_ engine: String, _ workload: String, in directory: String) throws -> [[String: String]] {
+        let output = try Worker.runExecutable("\(engine)SpeedTest",
+                                              [workload, "--dir", directory, "--scale", Self.scale, "--durability", "nosync"])
+        #expect(output.status == 0, "\(engine) \(workload): exit \(output.status)")
+        return output.text.split(separator: "\n").filter { $0.hasPrefix("RESULT ") }.map { line in
+            Dictionary(line.split(separator: " ").dropFirst().compactMap { field -> (String, String)? in
+                let parts = field.split(separator: "=", maxSplits: 1)
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            }, uniquingKeysWith: { $1 })
+        }
+    }
+
+    private func result(_ results: [[String: String]], phase: String) -> [String: String] {
+        results.first { $0["phase"] == phase } ?? [:]
+    }
+
+    @Test(arguments: ["Larder", "SQLite", "GRDB"])
+    func everyObjectEngineDoesEveryWorkload(engine: String) throws {
+        let directory = TemporaryDirectory("speed-\(engine)")
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        let insert = try run(engine, "ComplexInsert", in: directory.path)
+        #expect(insert.filter { $0["phase"]?.hasPrefix("round") == true }.count == 10)
+        #expect(result(insert, phase: "total")["count"] == "1000")
+        let fetch = result(try run(engine, "ComplexFetch", in: directory.path), phase: "fetch")
+        #expect(fetch["count"] == "10")
+        #expect(fetch["check"] == "Test_Song_1")
+        let update = result(try run(engine, "SimpleUpdate", in: directory.path), phase: "update")
+        #expect(update["count"] == "333")
+
+        #expect(result(try run(engine, "SimpleInsert", in: directory.path), phase: "insert")["count"] == "1000")
+        for workload in ["SimpleFetch", "SimpleFetchStreaming"] {
+            let fetchAll = result(try run(engine, workload, in: directory.path), phase: "fetch")
+            #expect(fetchAll["count"] == "1000", "\(workload)")
+            #expect(fetchAll["check"] == "seconds_500500", "\(workload)")
+        }
+        let reads = try run(engine, "PointRead", in: directory.path)
+        for phase in ["autocommit", "transaction"] {
+            #expect(result(reads, phase: phase)["count"] == "100", "\(phase)")
+            #expect(result(reads, phase: phase)["check"] == "title_bytes_900", "\(phase)")
+        }
+    }
+
+    @Test func theTokyoCabinetCeilingRuns() throws {
+        let directory = TemporaryDirectory("speed-tc")
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        #expect(result(try run("TokyoCabinet", "SimpleInsert", in: directory.path), phase: "insert")["count"] == "1000")
+        #expect(result(try run("TokyoCabinet", "SimpleFetch", in: directory.path), phase: "fetch")["count"] == "1000")
+        #expect(result(try run("TokyoCabinet", "PointRead", in: directory.path), phase: "autocommit")["count"] == "100")
+    }
+
+    @Test func speedCompareWritesItsTables() throws {
+        let out = TemporaryDirectory("speed-out")
+        try FileManager.default.createDirectory(atPath: out.path, withIntermediateDirectories: true)
+        let work = TemporaryDirectory("speed-work")
+        let output = try Worker.runExecutable("SpeedCompare", ["--scale", Self.scale, "--repeat", "1", "--durability", "nosync",
+                                                               "--dir", work.path, "--out", out.path])
+        #expect(output.status == 0, "\(output.text.suffix(2_000))")
+        let results = try String(contentsOfFile: out.file("RESULTS.md"), encoding: .utf8)
+        for engine in ["Larder", "SQLite", "GRDB", "TokyoCabinet"] {
+            #expect(results.contains(engine), "\(engine) missing from RESULTS.md")
+        }
+        #expect(results.contains("SimpleInsert"))
+        #expect(FileManager.default.fileExists(atPath: out.file("results.svg")))
+        #expect(output.text.contains("MEDIAN engine=Larder"))
+    }
+}
