@@ -13,6 +13,8 @@ let simplePath = (arguments.directory as NSString).appendingPathComponent("simpl
 func openStore(_ path: String) throws -> Store {
     var configuration = Store.Configuration()
     configuration.durability = arguments.durability == "full" ? .full : .noSync
+    // LARDER_ENCRYPTION_KEY measures the cost of per-record encryption on the same workloads.
+    configuration.encryptionKey = ProcessInfo.processInfo.environment["LARDER_ENCRYPTION_KEY"]
     let store = try Store(path: path, configuration: configuration)
     try store.register(Song.self)
     try store.register(Playlist.self)

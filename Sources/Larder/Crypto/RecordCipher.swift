@@ -6,6 +6,7 @@
 // value copied under another key fails to open.
 
 import COpenSSL
+import Glibc
 
 /// AES-256-GCM encryption of record values.
 internal final class RecordCipher {
@@ -24,20 +25,43 @@ internal final class RecordCipher {
         case authenticationFailed
     }
 
-    private let key: [UInt8]
-    private let context: OpaquePointer
+    /// One context per direction, each keyed once: a record only sets its nonce.
+    private let encryptor: OpaquePointer
+    private let decryptor: OpaquePointer
+    /// Random bytes drawn from OpenSSL in batches, 12 per nonce.
+    private var noncePool: [UInt8] = []
+    private var noncePoolOffset = 0
+    /// The process the pool was drawn in: a forked child must never reuse its parent's nonces.
+    private var noncePoolProcess: pid_t = 0
+    private static let noncePoolSize = nonceSize * 256
     /// The store is fully encrypted: records in a plaintext format are treated as damaged.
     var rejectsPlaintext = false
 
     init(key: [UInt8]) throws(Failure) {
         guard key.count == Self.keySize else { throw .openSSL("AES-256 needs a 32-byte key") }
-        guard let context = EVP_CIPHER_CTX_new() else { throw .openSSL("EVP_CIPHER_CTX_new failed") }
-        self.key = key
-        self.context = context
+        guard let encryptor = EVP_CIPHER_CTX_new() else { throw .openSSL("EVP_CIPHER_CTX_new failed") }
+        guard let decryptor = EVP_CIPHER_CTX_new() else {
+            EVP_CIPHER_CTX_free(encryptor)
+            throw .openSSL("EVP_CIPHER_CTX_new failed")
+        }
+        self.encryptor = encryptor
+        self.decryptor = decryptor
+        self.currentContext = encryptor
+        // GCM's default nonce length is 12 bytes; the key schedule is computed here, once.
+        let keyed = key.withUnsafeBufferPointer { key in
+            EVP_CipherInit_ex(encryptor, EVP_aes_256_gcm(), nil, key.baseAddress, nil, 1) == 1
+                && EVP_CipherInit_ex(decryptor, EVP_aes_256_gcm(), nil, key.baseAddress, nil, 0) == 1
+        }
+        guard keyed else {
+            EVP_CIPHER_CTX_free(encryptor)
+            EVP_CIPHER_CTX_free(decryptor)
+            throw .openSSL("EVP_CipherInit_ex failed")
+        }
     }
 
     deinit {
-        EVP_CIPHER_CTX_free(context)
+        EVP_CIPHER_CTX_free(encryptor)
+        EVP_CIPHER_CTX_free(decryptor)
     }
 
     /// The 32-byte key for `passphrase` with PBKDF2-HMAC-SHA256.
@@ -70,8 +94,7 @@ internal final class RecordCipher {
     /// Appends nonce | ciphertext | tag of `plaintext` to `output`, with a fresh random nonce.
     func seal(_ plaintext: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer,
               appendingTo output: inout [UInt8]) throws(Failure) {
-        let nonce = try Self.randomBytes(Self.nonceSize)
-        try seal(plaintext, nonce: nonce, authenticating: associatedData, appendingTo: &output)
+        try seal(plaintext, nonce: nextNonce(), authenticating: associatedData, appendingTo: &output)
     }
 
     /// Appends nonce | ciphertext | tag with the given nonce (known-answer tests use this).
@@ -88,7 +111,7 @@ internal final class RecordCipher {
                 && update(associatedData: associatedData)
                 && update(input: plaintext, output: ciphertext)
                 && finish()
-                && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagSize), tag) == 1
+                && EVP_CIPHER_CTX_ctrl(currentContext, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagSize), tag) == 1
         }
         guard ok else {
             output.removeSubrange(offset...)
@@ -108,7 +131,7 @@ internal final class RecordCipher {
                 start(encrypting: false, nonce: base.assumingMemoryBound(to: UInt8.self))
                     && update(associatedData: associatedData)
                     && update(input: ciphertext, output: output.baseAddress)
-                    && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), tag.baseAddress) == 1
+                    && EVP_CIPHER_CTX_ctrl(currentContext, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), tag.baseAddress) == 1
                     && finish()
             }
         }
@@ -116,34 +139,46 @@ internal final class RecordCipher {
         return plaintext
     }
 
+    /// A fresh random nonce, from the pool (refilled from OpenSSL's RAND_bytes).
+    private func nextNonce() throws(Failure) -> [UInt8] {
+        let process = getpid()
+        if noncePoolOffset + Self.nonceSize > noncePool.count || process != noncePoolProcess {
+            noncePool = try Self.randomBytes(Self.noncePoolSize)
+            noncePoolOffset = 0
+            noncePoolProcess = process
+        }
+        defer { noncePoolOffset += Self.nonceSize }
+        return Array(noncePool[noncePoolOffset ..< noncePoolOffset + Self.nonceSize])
+    }
+
     // MARK: EVP steps
 
+    /// The context of the message in progress (the encryptor or the decryptor).
+    private var currentContext: OpaquePointer
+
+    /// Switches to the context for one direction and starts a new message with `nonce`.
     private func start(encrypting: Bool, nonce: UnsafePointer<UInt8>) -> Bool {
-        let enc: Int32 = encrypting ? 1 : 0
-        return key.withUnsafeBufferPointer { key in
-            EVP_CipherInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil, enc) == 1
-                && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(Self.nonceSize), nil) == 1
-                && EVP_CipherInit_ex(context, nil, nil, key.baseAddress, nonce, enc) == 1
-        }
+        currentContext = encrypting ? encryptor : decryptor
+        return EVP_CipherInit_ex(currentContext, nil, nil, nil, nonce, -1) == 1
     }
 
     private func update(associatedData: UnsafeRawBufferPointer) -> Bool {
         guard associatedData.count > 0 else { return true }
         var length: Int32 = 0
-        return EVP_CipherUpdate(context, nil, &length, associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self),
+        return EVP_CipherUpdate(currentContext, nil, &length, associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self),
                                 Int32(associatedData.count)) == 1
     }
 
     private func update(input: UnsafeRawBufferPointer, output: UnsafeMutablePointer<UInt8>?) -> Bool {
         guard input.count > 0 else { return true }
         var length: Int32 = 0
-        return EVP_CipherUpdate(context, output, &length, input.baseAddress?.assumingMemoryBound(to: UInt8.self),
+        return EVP_CipherUpdate(currentContext, output, &length, input.baseAddress?.assumingMemoryBound(to: UInt8.self),
                                 Int32(input.count)) == 1 && Int(length) == input.count
     }
 
     private func finish() -> Bool {
         var length: Int32 = 0
         var scratch = [UInt8](repeating: 0, count: 16)
-        return scratch.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(context, $0.baseAddress, &length) } == 1
+        return scratch.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(currentContext, $0.baseAddress, &length) } == 1
     }
 }
