@@ -19,7 +19,9 @@ final class Song: StoredObject {
 
 final class Playlist: StoredObject {
     @Stored var title = ""
-    @Stored var songs: [Song] = []
+    /// Lazy: reading a playlist keeps its songs' rowIDs and makes an object only for the
+    /// songs used (the recommended form for large ordered relationships).
+    @Stored var songs: ReferenceList<Song> = []
 
     override func writeContent(to buffer: inout DataBuffer) {
         buffer.write(title)
@@ -28,6 +30,6 @@ final class Playlist: StoredObject {
 
     override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
         title = try buffer.readString()
-        songs = try buffer.readReferences(to: Song.self, in: store)
+        songs = try buffer.readReferenceList(to: Song.self, in: store)
     }
 }

@@ -37,7 +37,7 @@ func complexInsert() throws {
                 let playlist = Playlist()
                 playlist.title = "Test Playlist \(j + 1)"
                 let start = j * sizes.songsPerPlaylist
-                playlist.songs = Array(songs[start ..< min(start + sizes.songsPerPlaylist, songs.count)])
+                playlist.songs = ReferenceList(songs[start ..< min(start + sizes.songsPerPlaylist, songs.count)])
                 try store.insert(playlist)
             }
             try store.saveChanges()

@@ -121,7 +121,7 @@ extension DataBuffer {
 
     /// Reads a varint element count; each element takes at least one byte, so a count larger
     /// than the bytes left is damage, reported before anything is allocated.
-    private mutating func readCount() throws -> Int {
+    internal mutating func readCount() throws -> Int {
         let offset = readPosition
         let raw = try readVarInt()
         guard raw <= UInt64(remainingCount) else {

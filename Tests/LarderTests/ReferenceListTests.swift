@@ -1,0 +1,107 @@
+// ReferenceList: lazy ordered relationships that make objects only for the elements used.
+
+import Foundation
+import Testing
+@testable import Larder
+
+final class Album: StoredObject {
+    @Stored var title = ""
+    @Stored var tracks: ReferenceList<Song> = []
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(title)
+        buffer.writeReferences(tracks)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        title = try buffer.readString()
+        tracks = try buffer.readReferenceList(to: Song.self, in: store)
+    }
+}
+
+@Suite struct ReferenceListTests {
+    private let types: [StoredObject.Type] = [Song.self, Album.self]
+
+    @Test func aLazyListRoundTripsInOrderAndMakesOnlyTheObjectsUsed() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let store = try directory.openStore(types)
+            let album = Album()
+            album.title = "Long"
+            album.tracks = ReferenceList((1 ... 1_000).map { Song(title: "Track \($0)", seconds: UInt32($0)) })
+            try store.insert(album)
+            try store.saveChanges()
+            #expect(try store.count(of: Song.self) == 1_000)
+            try store.close()
+        }
+        let store = try directory.openStore(types)
+        let album = try #require(try store.object(of: Album.self, rowID: 1))
+        #expect(album.tracks.count == 1_000)
+        #expect(album.tracks.rowID(at: 999) == 1_000)
+        #expect(store.entriesByName["Song"]?.allLiveObjects().isEmpty == true)   // nothing made yet
+        let tenth = album.tracks[9]
+        #expect(tenth.title == "Track 10")
+        #expect(album.tracks[9] === tenth)   // uniqued while alive
+        #expect(store.entriesByName["Song"]?.allLiveObjects().count == 1)
+        #expect(album.tracks.objects.map(\.seconds) == Array(1 ... 1_000))
+    }
+
+    @Test func editsAreSavedAndNewObjectsInsertedByTheSave() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let store = try directory.openStore(types)
+            let album = Album()
+            album.tracks = [Song(title: "a", seconds: 1), Song(title: "b", seconds: 2), Song(title: "c", seconds: 3)]
+            try store.insert(album)
+            try store.saveChanges()
+            try store.close()
+        }
+        do {
+            let store = try directory.openStore(types)
+            let album = try #require(try store.object(of: Album.self, rowID: 1))
+            let b = album.tracks[1]
+            album.tracks.removeAll(referringTo: b)
+            album.tracks.insert(Song(title: "new first", seconds: 0), at: 0)
+            album.tracks.append(Song(title: "new last", seconds: 9))
+            let removed = album.tracks.remove(at: 1)
+            #expect(removed.title == "a")
+            #expect(store.hasUnsavedChanges)
+            try store.saveChanges()
+            try store.close()
+        }
+        let store = try directory.openStore(types)
+        let album = try #require(try store.object(of: Album.self, rowID: 1))
+        #expect(album.tracks.map(\.title) == ["new first", "c", "new last"])
+        #expect(try store.verify().isHealthy)
+    }
+
+    @Test func referencesToDeletedRowsAreLeftOutWhenRead() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.openStore(types)
+        let album = Album()
+        album.tracks = ReferenceList((1 ... 5).map { Song(title: "\($0)", seconds: 0) })
+        try store.insert(album)
+        try store.saveChanges()
+        try store.delete(album.tracks[2])   // no delete rule: the album still lists rowID 3
+        try store.saveChanges()
+        try store.close()
+        let reopened = try directory.openStore(types)
+        let read = try #require(try reopened.object(of: Album.self, rowID: 1))
+        #expect(read.tracks.map(\.title) == ["1", "2", "4", "5"])
+    }
+
+    @Test func listsAndArraysShareTheirFormat() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.openStore([Song.self, Playlist.self, Album.self])
+        let songs = (1 ... 3).map { Song(title: "\($0)", seconds: 0) }
+        for song in songs { try store.insert(song) }
+        var fromArray = DataBuffer()
+        fromArray.writeReferences(songs)
+        var fromList = DataBuffer()
+        fromList.writeReferences(ReferenceList(songs))
+        #expect(fromArray.bytes == fromList.bytes)
+        var reader = DataBuffer(bytes: fromArray.bytes)
+        let list = try reader.readReferenceList(to: Song.self, in: store)
+        #expect(list.objects.map { $0 } .elementsEqual(songs, by: ===))
+    }
+}
