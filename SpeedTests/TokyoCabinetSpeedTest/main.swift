@@ -49,11 +49,14 @@ case .simpleInsert:
     let records = (1 ... sizes.simpleSongs).map { record(seconds: UInt32($0)) }
     reporter.measure(phase: "insert", storePath: path) {
         let hdb = open(writer: true)
+        let useAsync = ProcessInfo.processInfo.environment["TC_ASYNC"] != nil
         guard tchdbtranbegin(hdb) else { fail("tranbegin") }
         for (index, value) in records.enumerated() {
             var k = key(UInt64(index + 1))
             let ok = value.withUnsafeBytes { v in
-                tchdbput(hdb, &k, 8, v.baseAddress, Int32(v.count))
+                useAsync
+                    ? tchdbputasync(hdb, &k, 8, v.baseAddress, Int32(v.count))
+                    : tchdbput(hdb, &k, 8, v.baseAddress, Int32(v.count))
             }
             if !ok { fail("put") }
         }

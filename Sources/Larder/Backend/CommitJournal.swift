@@ -24,10 +24,11 @@ internal enum CommitJournal {
             payload.write(table)
             payload.writeVarInt(UInt64(batch.operationCount(in: table)))
             batch.forEachOperation(in: table) { kind, key, value in
-                payload.write(kind == .put ? putKind : deleteKind)
+                // An insert replays as a put: both are idempotent.
+                payload.write(kind == .delete ? deleteKind : putKind)
                 payload.writeVarInt(UInt64(key.count))
                 payload.appendRaw(key)
-                if kind == .put {
+                if kind != .delete {
                     payload.writeVarInt(UInt64(value.count))
                     payload.appendRaw(value)
                 }

@@ -13,6 +13,9 @@ public struct WriteBatch: Sendable {
     /// What an operation does.
     public enum Kind: Sendable, Equatable {
         case put
+        /// A put of a key that is known not to exist yet (a new rowID): a backend may store it
+        /// faster, and must otherwise treat it as a put.
+        case insert
         case delete
     }
 
@@ -110,12 +113,12 @@ public struct WriteBatch: Sendable {
     /// Adds a put of `content` sealed in a record envelope (checksummed, or encrypted with
     /// `cipher`) under a rowID key of the class `scope`.
     internal mutating func putRecord(rowID: UInt64, version: UInt8, content: DataBuffer, in table: String,
-                                     cipher: RecordCipher? = nil, scope: UInt64 = 0) throws {
+                                     cipher: RecordCipher? = nil, scope: UInt64 = 0, isNew: Bool = false) throws {
         let index = tableIndex(table)
         let keyStart = arena.count
         RowIDKey.append(rowID, to: &arena)
         try appendSealedValue(version: version, content: content, keyStart: keyStart, tableIndex: index,
-                              cipher: cipher, scope: scope)
+                              cipher: cipher, scope: scope, kind: isNew ? .insert : .put)
     }
 
     /// Adds a put of `content` sealed in a record envelope under `key`.
@@ -129,7 +132,7 @@ public struct WriteBatch: Sendable {
     }
 
     private mutating func appendSealedValue(version: UInt8, content: DataBuffer, keyStart: Int, tableIndex index: Int,
-                                            cipher: RecordCipher?, scope: UInt64) throws {
+                                            cipher: RecordCipher?, scope: UInt64, kind: Kind = .put) throws {
         let valueStart = arena.count
         do {
             try RecordEnvelope.append(version: version, content: content.bytes, to: &arena, keyStart: keyStart,
@@ -138,7 +141,7 @@ public struct WriteBatch: Sendable {
             arena.removeSubrange(keyStart...)
             throw StoreError.encryptionFailure(reason: "\(error)")
         }
-        append(Operation(kind: .put, keyStart: keyStart, keyCount: valueStart - keyStart,
+        append(Operation(kind: kind, keyStart: keyStart, keyCount: valueStart - keyStart,
                          valueStart: valueStart, valueCount: arena.count - valueStart), to: index)
     }
 

@@ -210,8 +210,9 @@ extension Store {
         guard let entry = object.entry else { return }
         buffer.removeAll()
         object.writeContent(to: &buffer)
+        // An inserted object's rowID was never saved before: its record is new to the file.
         try batch.putRecord(rowID: object.rowID, version: entry.version, content: buffer, in: entry.name,
-                            cipher: cipher, scope: entry.classID)
+                            cipher: cipher, scope: entry.classID, isNew: object.pendingChange == .inserted)
     }
 
     /// Takes back an insert that was never saved: the object leaves the store, its rowID is

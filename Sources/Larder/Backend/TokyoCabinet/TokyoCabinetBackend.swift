@@ -188,6 +188,9 @@ public final class TokyoCabinetBackend: Backend {
                     case .put:
                         try injectFault("write", database.path)
                         try database.put(value, forKey: key)
+                    case .insert:
+                        try injectFault("write", database.path)
+                        try database.putNew(value, forKey: key)
                     case .delete:
                         try injectFault("delete", database.path)
                         try database.delete(key)
