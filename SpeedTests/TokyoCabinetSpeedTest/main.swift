@@ -1,6 +1,6 @@
 // TokyoCabinetSpeedTest: the ceiling. Raw Tokyo Cabinet put/get/iterate loops on records
 // serialized before the clock starts, with the tuning Larder uses (HDBTLARGE, the same bucket
-// count and mmap size, one transaction around the inserts). Larder's time divided by this one
+// count and mmap size, one transaction around the inserts, tchdbputasync for new records). Larder's time divided by this one
 // is the cost of the Swift layer. Runs SimpleInsert, SimpleFetch, SimpleFetchStreaming and
 // PointRead; other workloads are not meaningful without objects and exit 0 with no result.
 
@@ -49,7 +49,8 @@ case .simpleInsert:
     let records = (1 ... sizes.simpleSongs).map { record(seconds: UInt32($0)) }
     reporter.measure(phase: "insert", storePath: path) {
         let hdb = open(writer: true)
-        let useAsync = ProcessInfo.processInfo.environment["TC_ASYNC"] != nil
+        // Larder stores new records with tchdbputasync; TC_PLAIN_PUT=1 measures tchdbput instead.
+        let useAsync = ProcessInfo.processInfo.environment["TC_PLAIN_PUT"] == nil
         guard tchdbtranbegin(hdb) else { fail("tranbegin") }
         for (index, value) in records.enumerated() {
             var k = key(UInt64(index + 1))
