@@ -75,26 +75,6 @@ let sizes = arguments.sizes
 let complexPath = (arguments.directory as NSString).appendingPathComponent("complex.sqlite")
 let simplePath = (arguments.directory as NSString).appendingPathComponent("simple.sqlite")
 
-struct Timing {
-    var wall: Double
-    var cpu: Double
-    var count: Int
-    var check: String
-}
-
-/// Times `body` the way SpeedReporter.measure does, without printing.
-func timed(_ body: () throws -> (count: Int, check: String)) rethrows -> Timing {
-    let startWall = DispatchTime.now().uptimeNanoseconds
-    let startCPU = SpeedReporter.cpuSeconds()
-    let (count, check) = try body()
-    let wall = Double(DispatchTime.now().uptimeNanoseconds - startWall) / 1e9
-    return Timing(wall: wall, cpu: SpeedReporter.cpuSeconds() - startCPU, count: count, check: check)
-}
-
-func report(_ phase: String, _ timing: Timing, _ path: String) {
-    reporter.report(phase: phase, wall: timing.wall, cpu: timing.cpu, storePath: path,
-                    count: timing.count, check: timing.check)
-}
 
 func openQueue(_ path: String, create: Bool = false) throws -> DatabaseQueue {
     if !create && !FileManager.default.fileExists(atPath: path) { throw Failure("no database at \(path)") }
@@ -157,12 +137,12 @@ func complexInsert() throws {
         totalWall += timing.wall
         totalCPU += timing.cpu
         try dbQueue.close()
-        report("round\(round)", timing, complexPath)
+        reporter.report("round\(round)", timing, complexPath)
     }
     let dbQueue = try openQueue(complexPath)
     let (songs, playlists) = try dbQueue.read { db in (try Song.fetchCount(db), try Playlist.fetchCount(db)) }
     try dbQueue.close()
-    report("total", Timing(wall: totalWall, cpu: totalCPU, count: songs, check: "\(playlists)_playlists"), complexPath)
+    reporter.report("total", Timing(wall: totalWall, cpu: totalCPU, count: songs, check: "\(playlists)_playlists"), complexPath)
 }
 
 func complexFetch() throws {
@@ -183,7 +163,7 @@ func complexFetch() throws {
         }
     }
     try queue?.close()
-    report("fetch", timing, complexPath)
+    reporter.report("fetch", timing, complexPath)
 }
 
 func simpleInsert() throws {
@@ -205,7 +185,7 @@ func simpleInsert() throws {
         }
     }
     try dbQueue.close()
-    report("insert", timing, simplePath)
+    reporter.report("insert", timing, simplePath)
 }
 
 /// SimpleFetch (fetchAll into an array) and SimpleFetchStreaming (fetchCursor).
@@ -234,7 +214,7 @@ func simpleFetch(streaming: Bool) throws {
         }
     }
     try queue?.close()
-    report("fetch", timing, simplePath)
+    reporter.report("fetch", timing, simplePath)
 }
 
 func simpleUpdate() throws {
@@ -256,7 +236,7 @@ func simpleUpdate() throws {
         return (firstID.count, song.title)
     }
     try dbQueue.close()
-    report("update", timing, complexPath)
+    reporter.report("update", timing, complexPath)
 }
 
 func pointRead() throws {
@@ -289,8 +269,8 @@ func pointRead() throws {
         }
     }
     try dbQueue.close()
-    report("autocommit", autocommit, simplePath)
-    report("transaction", transaction, simplePath)
+    reporter.report("autocommit", autocommit, simplePath)
+    reporter.report("transaction", transaction, simplePath)
 }
 
 do {

@@ -162,26 +162,6 @@ let sizes = arguments.sizes
 let complexPath = (arguments.directory as NSString).appendingPathComponent("complex.sqlite")
 let simplePath = (arguments.directory as NSString).appendingPathComponent("simple.sqlite")
 
-struct Timing {
-    var wall: Double
-    var cpu: Double
-    var count: Int
-    var check: String
-}
-
-/// Times `body` the way SpeedReporter.measure does, without printing.
-func timed(_ body: () -> (count: Int, check: String)) -> Timing {
-    let startWall = DispatchTime.now().uptimeNanoseconds
-    let startCPU = SpeedReporter.cpuSeconds()
-    let (count, check) = body()
-    let wall = Double(DispatchTime.now().uptimeNanoseconds - startWall) / 1e9
-    return Timing(wall: wall, cpu: SpeedReporter.cpuSeconds() - startCPU, count: count, check: check)
-}
-
-func report(_ phase: String, _ timing: Timing, _ path: String) {
-    reporter.report(phase: phase, wall: timing.wall, cpu: timing.cpu, storePath: path,
-                    count: timing.count, check: timing.check)
-}
 
 func open(_ path: String, create: Bool = false) -> Connection {
     Connection(path: path, durability: arguments.durability, create: create)
@@ -257,12 +237,12 @@ func complexInsert() {
         totalCPU += timing.cpu
         for statement in [insertSong, insertPlaylist, insertEntry, readSong] { statement.finalize() }
         db.close()
-        report("round\(round)", timing, complexPath)
+        reporter.report("round\(round)", timing, complexPath)
     }
     let db = open(complexPath)
     let songs = count(db, "song"), playlists = count(db, "playlist")
     db.close()
-    report("total", Timing(wall: totalWall, cpu: totalCPU, count: songs, check: "\(playlists)_playlists"), complexPath)
+    reporter.report("total", Timing(wall: totalWall, cpu: totalCPU, count: songs, check: "\(playlists)_playlists"), complexPath)
 }
 
 func complexFetch() {
@@ -298,7 +278,7 @@ func complexFetch() {
     }
     statements.forEach { $0.finalize() }
     db?.close()
-    report("fetch", timing, complexPath)
+    reporter.report("fetch", timing, complexPath)
 }
 
 func simpleInsert() {
@@ -330,7 +310,7 @@ func simpleInsert() {
     }
     for statement in [insertSong, readSong, countSongs] { statement.finalize() }
     db.close()
-    report("insert", timing, simplePath)
+    reporter.report("insert", timing, simplePath)
 }
 
 /// SimpleFetch (into an array) and SimpleFetchStreaming (one Song at a time).
@@ -363,7 +343,7 @@ func simpleFetch(streaming: Bool) {
     }
     statements.forEach { $0.finalize() }
     db?.close()
-    report("fetch", timing, simplePath)
+    reporter.report("fetch", timing, simplePath)
 }
 
 func simpleUpdate() {
@@ -394,7 +374,7 @@ func simpleUpdate() {
     }
     for statement in [selectIDs, update, readTitle] { statement.finalize() }
     db.close()
-    report("update", timing, complexPath)
+    reporter.report("update", timing, complexPath)
 }
 
 func pointRead() {
@@ -426,8 +406,8 @@ func pointRead() {
     }
     lookup.finalize()
     db.close()
-    report("autocommit", autocommit, simplePath)
-    report("transaction", transaction, simplePath)
+    reporter.report("autocommit", autocommit, simplePath)
+    reporter.report("transaction", transaction, simplePath)
 }
 
 do {
