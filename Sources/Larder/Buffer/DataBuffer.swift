@@ -110,11 +110,16 @@ public struct DataBuffer: Sendable, Hashable {
         bytes.appendBytes(raw)
     }
 
-    // Equality and hashing cover the bytes and the version, not the read cursor.
+    /// Equality covers the bytes and the version, not the read cursor.
+    ///
+    /// ```swift
+    /// DataBuffer(bytes: [1]) == DataBuffer(bytes: [1])   // true
+    /// ```
     public static func == (lhs: DataBuffer, rhs: DataBuffer) -> Bool {
         lhs.bytes == rhs.bytes && lhs.versionOfData == rhs.versionOfData
     }
 
+    /// Hashes the bytes and the version, like ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(bytes)
         hasher.combine(versionOfData)

@@ -24,6 +24,7 @@ public enum DataBufferError: Error, Equatable, Sendable {
 }
 
 extension DataBufferError: CustomStringConvertible {
+    /// A sentence naming the failure and its offset.
     public var description: String {
         switch self {
         case let .truncated(offset, needed, available):

@@ -62,7 +62,13 @@ public struct ReferenceList<Element: StoredObject>: RandomAccessCollection, Expr
         self.entry = entry
     }
 
+    /// The position of the first element: 0.
     public var startIndex: Int { 0 }
+    /// One past the last position: the number of references.
+    ///
+    /// ```swift
+    /// playlist.songs.count   // endIndex
+    /// ```
     public var endIndex: Int { rowIDs.count }
 
     /// The element at `position`: the object in hand, or the live instance (a fault if it was

@@ -75,6 +75,7 @@ public enum StoreError: Error, Equatable, Sendable {
 }
 
 extension StoreError: CustomStringConvertible {
+    /// A sentence naming what went wrong and where.
     public var description: String {
         switch self {
         case let .notADirectory(path): return "store path is not a directory: \(path)"

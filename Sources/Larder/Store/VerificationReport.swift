@@ -40,6 +40,7 @@ public struct VerificationReport: Sendable, Equatable {
         /// recorded as deleted.
         case unexpectedRowID(class: String, rowID: UInt64)
 
+        /// A sentence naming the problem, its class and rowID (or name).
         public var description: String {
             switch self {
             case let .corruptRecord(name, rowID): return "\(name) \(rowID): damaged record"

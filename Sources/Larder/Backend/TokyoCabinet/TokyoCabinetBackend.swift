@@ -86,8 +86,18 @@ public final class TokyoCabinetBackend: Backend {
         (path as NSString).appendingPathComponent("_journal")
     }
 
+    /// True when the store was opened with `readOnly`: ``apply(_:)`` throws.
+    ///
+    /// ```swift
+    /// if backend.isReadOnly { print("browsing only") }
+    /// ```
     public var isReadOnly: Bool { configuration.readOnly }
 
+    /// Calls `body` with the record under `key` in `table` (a `.tch` file), or nil.
+    ///
+    /// ```swift
+    /// try backend.withValue(forKey: RowIDKey.bytes(1), in: "Song") { record in record?.count }
+    /// ```
     public func withValue<Result>(
         forKey key: [UInt8], in table: String,
         _ body: (UnsafeRawBufferPointer?) throws -> Result
@@ -96,6 +106,12 @@ public final class TokyoCabinetBackend: Backend {
         return try database.withValue(forKey: key, body)
     }
 
+    /// Calls `body` with every record of `table` in file order (Tokyo Cabinet's
+    /// `tchdbforeach`), until it returns false.
+    ///
+    /// ```swift
+    /// try backend.forEachRecord(in: "Song") { key, value in true }
+    /// ```
     public func forEachRecord(
         in table: String,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
@@ -103,6 +119,11 @@ public final class TokyoCabinetBackend: Backend {
         try database(for: table)?.forEachRecord(body)
     }
 
+    /// The number of records in `table` (`tchdbrnum`); 0 for a table with no file yet.
+    ///
+    /// ```swift
+    /// let songs = try backend.recordCount(in: "Song")
+    /// ```
     public func recordCount(in table: String) throws -> Int {
         try database(for: table)?.recordCount() ?? 0
     }
@@ -153,6 +174,11 @@ public final class TokyoCabinetBackend: Backend {
         try? FileIO.remove(journalPath)
     }
 
+    /// Closes every open file, releasing the store's lock.
+    ///
+    /// ```swift
+    /// try backend.close()
+    /// ```
     public func close() throws {
         guard !isClosed else { return }
         isClosed = true
