@@ -105,3 +105,43 @@ final class Album: StoredObject {
         #expect(list.objects.map { $0 } .elementsEqual(songs, by: ===))
     }
 }
+
+/// Reads another object's field while decoding itself: a nested fault-in inside readContent.
+final class Liner: StoredObject {
+    @Stored var note = ""
+    @Stored var song: Song?
+    /// Copied from the song while reading: touches the song's fault during readContent.
+    var songTitleWhenRead = ""
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.writeReference(song)
+        buffer.write(note)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        song = try buffer.readReference(to: Song.self, in: store)
+        songTitleWhenRead = song?.title ?? ""
+        note = try buffer.readString()
+    }
+}
+
+@Suite struct NestedReadTests {
+    @Test func readContentMayFaultInAnotherObject() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let store = try directory.openStore([Song.self, Liner.self])
+            let liner = Liner()
+            liner.note = "recorded in one take"
+            liner.song = Song(title: "Flamenco Sketches", seconds: 566)
+            try store.insert(liner)
+            try store.saveChanges()
+            try store.close()
+        }
+        let store = try directory.openStore([Song.self, Liner.self])
+        let liner = try #require(try store.object(of: Liner.self, rowID: 1))
+        #expect(liner.songTitleWhenRead == "Flamenco Sketches")
+        #expect(liner.note == "recorded in one take")
+        let again = try #require(try store.object(of: Song.self, rowID: 1))
+        #expect(again.seconds == 566)
+    }
+}

@@ -11,12 +11,13 @@
 /// let store = try Store(backend: backend)
 /// ```
 public protocol Backend: AnyObject {
-    /// Calls `body` with the value stored under `key` in `table`, or with nil when there is
-    /// none. The pointer is valid only during the call.
-    func withValue<Result>(
+    /// Calls `body` once with the value stored under `key` in `table`, or with nil when there
+    /// is none. The pointer is valid only during the call. (Not generic, so that calls through
+    /// `any Backend` run specialized code: this is the store's point-read path.)
+    func readValue(
         forKey key: [UInt8], in table: String,
-        _ body: (UnsafeRawBufferPointer?) throws -> Result
-    ) throws -> Result
+        _ body: (UnsafeRawBufferPointer?) throws -> Void
+    ) throws
 
     /// Calls `body` with every key and value in `table`, in storage order, until `body`
     /// returns false. The pointers are valid only during each call.
@@ -40,6 +41,23 @@ public protocol Backend: AnyObject {
 }
 
 extension Backend {
+    /// The result of `body` called with the value under `key` in `table`, or with nil.
+    ///
+    /// ```swift
+    /// let size = try backend.withValue(forKey: RowIDKey.bytes(1), in: "Song") { $0?.count }
+    /// ```
+    public func withValue<Result>(
+        forKey key: [UInt8], in table: String,
+        _ body: (UnsafeRawBufferPointer?) throws -> Result
+    ) throws -> Result {
+        var result: Result?
+        try readValue(forKey: key, in: table) { result = try body($0) }
+        guard let result else {
+            throw StoreError.ioFailure(path: table, operation: "read", reason: "the backend did not return the value")
+        }
+        return result
+    }
+
     /// Backends are writable unless they say otherwise.
     public var isReadOnly: Bool { false }
 }

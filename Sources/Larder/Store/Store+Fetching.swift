@@ -80,13 +80,14 @@ extension Store {
         }
         guard rowID >= 1 else { return nil }
         let key = RowIDKey.bytes(rowID)
-        return try backend.withValue(forKey: key, in: entry.name) { record in
-            guard let record else { return nil }
-            return try key.withUnsafeBytes { key in
-                var scratch = DataBuffer()
-                return try materialize(rowID: rowID, record: record, key: key, entry: entry, scratch: &scratch)
+        var found: StoredObject?
+        try backend.readValue(forKey: key, in: entry.name) { record in
+            guard let record else { return }
+            found = try key.withUnsafeBytes { key in
+                try withReadScratch { try materialize(rowID: rowID, record: record, key: key, entry: entry, scratch: &$0) }
             }
         }
+        return found
     }
 
     /// ``forEachObject(of:_:)`` without generics.
@@ -143,10 +144,11 @@ extension Store {
             throw StoreError.objectNotInStore(class: type(of: object).storageName)
         }
         let key = RowIDKey.bytes(object.rowID)
-        try backend.withValue(forKey: key, in: entry.name) { record in
+        try backend.readValue(forKey: key, in: entry.name) { record in
             guard let record else { throw StoreError.missingRecord(class: entry.name, rowID: object.rowID) }
-            var scratch = DataBuffer()
-            try key.withUnsafeBytes { key in try fill(object, from: record, key: key, entry: entry, scratch: &scratch) }
+            try key.withUnsafeBytes { key in
+                try withReadScratch { try fill(object, from: record, key: key, entry: entry, scratch: &$0) }
+            }
         }
     }
 

@@ -37,6 +37,10 @@ public final class Store {
 
     @exclusivity(unchecked) internal var enumerationDepth = 0
     @exclusivity(unchecked) private var lastEntry: (type: ObjectIdentifier, entry: ClassEntry)?
+    /// The buffer point reads decode into, reused so a lookup allocates no buffer (see
+    /// ``withReadScratch(_:)``).
+    @exclusivity(unchecked) private var readScratch = DataBuffer()
+    @exclusivity(unchecked) private var readScratchInUse = false
     /// The last automatic fault-in error of each object whose fault-in failed
     /// (``StoredObject/faultError``).
     internal var faultErrors: [ObjectIdentifier: any Error] = [:]
@@ -171,6 +175,19 @@ public final class Store {
     }
 
     // MARK: Internal
+
+    /// Runs `body` with the reusable read buffer, or with a fresh one when a read is already
+    /// using it (a `readContent` that touches another object's fault).
+    @inline(__always)
+    internal func withReadScratch<R>(_ body: (inout DataBuffer) throws -> R) rethrows -> R {
+        guard !readScratchInUse else {
+            var local = DataBuffer()
+            return try body(&local)
+        }
+        readScratchInUse = true
+        defer { readScratchInUse = false }
+        return try body(&readScratch)
+    }
 
     internal func checkOpen() throws {
         if isClosed { throw StoreError.closed }

@@ -62,7 +62,7 @@ internal final class HashDatabase {
     }
 
     /// Calls `body` with the value under `key`, or nil.
-    func withValue<Result>(forKey key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> Result) throws -> Result {
+    func readValue(forKey key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> Void) throws {
         let handle = try openHandle()
         var size: Int32 = 0
         let value = key.withUnsafeBytes { key in

@@ -96,14 +96,14 @@ public final class TokyoCabinetBackend: Backend {
     /// Calls `body` with the record under `key` in `table` (a `.tch` file), or nil.
     ///
     /// ```swift
-    /// try backend.withValue(forKey: RowIDKey.bytes(1), in: "Song") { record in record?.count }
+    /// try backend.readValue(forKey: RowIDKey.bytes(1), in: "Song") { record in print(record?.count ?? 0) }
     /// ```
-    public func withValue<Result>(
+    public func readValue(
         forKey key: [UInt8], in table: String,
-        _ body: (UnsafeRawBufferPointer?) throws -> Result
-    ) throws -> Result {
+        _ body: (UnsafeRawBufferPointer?) throws -> Void
+    ) throws {
         guard let database = try database(for: table) else { return try body(nil) }
-        return try database.withValue(forKey: key, body)
+        try database.readValue(forKey: key, body)
     }
 
     /// Calls `body` with every record of `table` in file order (Tokyo Cabinet's
