@@ -17,9 +17,10 @@ extension Store {
         try batch.putSealed(buffer, forKey: Array(name.utf8), in: Self.namesTable, cipher: cipher, scope: 0)
         // The rowIDs handed out so far are recorded with it, so a reference in the buffer can
         // never come to mean an object inserted later.
-        try addRegistryRecords(to: &batch, newlyDeleted: [:])
+        let registry = changedRegistryRecords(newlyDeleted: [:])
+        try add(registry, to: &batch)
         try backend.apply(batch)
-        registryRecordsWritten(newlyDeleted: [:])
+        registryRecordsWritten(registry)
     }
 
     /// The buffer stored under `name`, ready for reading, or nil.

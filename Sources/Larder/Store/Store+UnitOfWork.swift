@@ -110,6 +110,7 @@ extension Store {
 
         let context = EncodingContext(store: self)
         var newlyDeleted: [ObjectIdentifier: [UInt64]] = [:]
+        var registry: [(entry: ClassEntry, record: ClassRecord)] = []
         do {
             var batch = WriteBatch()
             var buffer = DataBuffer()
@@ -131,13 +132,14 @@ extension Store {
                 newlyDeleted[ObjectIdentifier(entry), default: []].append(object.rowID)
             }
             // The registry goes last, after the class files it describes.
-            try addRegistryRecords(to: &batch, newlyDeleted: newlyDeleted)
+            registry = changedRegistryRecords(newlyDeleted: newlyDeleted)
+            try add(registry, to: &batch)
             try backend.apply(batch)
         } catch {
             for object in context.autoInserted.reversed() { undoInsert(of: object) }
             throw error
         }
-        finishSave(newlyDeleted: newlyDeleted)
+        finishSave(registry: registry)
     }
 
     /// Forgets every pending change: inserted objects leave the store, updated and deleted
@@ -227,19 +229,26 @@ extension Store {
         object.rowID = 0
     }
 
-    /// Adds the registry record of every class whose next rowID or deleted rowIDs changed.
-    internal func addRegistryRecords(to batch: inout WriteBatch, newlyDeleted: [ObjectIdentifier: [UInt64]]) throws {
-        for entry in entriesByType.values where entry.needsRecordWrite || newlyDeleted[ObjectIdentifier(entry)] != nil {
-            let record = entry.record(addingDeleted: newlyDeleted[ObjectIdentifier(entry)] ?? [])
+    /// The registry record of every class whose next rowID or deleted rowIDs changed, as it
+    /// will be written: computed once, put in the batch, then adopted when the batch is applied.
+    internal func changedRegistryRecords(newlyDeleted: [ObjectIdentifier: [UInt64]]) -> [(entry: ClassEntry, record: ClassRecord)] {
+        entriesByType.values.compactMap { entry in
+            let deleted = newlyDeleted[ObjectIdentifier(entry)]
+            guard entry.needsRecordWrite || deleted != nil else { return nil }
+            return (entry, entry.record(addingDeleted: deleted ?? []))
+        }
+    }
+
+    /// Adds registry records to a batch.
+    internal func add(_ registry: [(entry: ClassEntry, record: ClassRecord)], to batch: inout WriteBatch) throws {
+        for (entry, record) in registry {
             try batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: entry.name), in: Self.metadataTable)
         }
     }
 
-    /// Records in memory that the registry records of ``addRegistryRecords(to:newlyDeleted:)``
-    /// were written.
-    internal func registryRecordsWritten(newlyDeleted: [ObjectIdentifier: [UInt64]]) {
-        for entry in entriesByType.values where entry.needsRecordWrite || newlyDeleted[ObjectIdentifier(entry)] != nil {
-            let record = entry.record(addingDeleted: newlyDeleted[ObjectIdentifier(entry)] ?? [])
+    /// Adopts registry records once the batch that carried them is applied.
+    internal func registryRecordsWritten(_ registry: [(entry: ClassEntry, record: ClassRecord)]) {
+        for (entry, record) in registry {
             records[entry.name] = record
             entry.deletedRowIDs = record.deletedRowIDs
             entry.droppedRowIDs = []
@@ -248,8 +257,8 @@ extension Store {
         }
     }
 
-    private func finishSave(newlyDeleted: [ObjectIdentifier: [UInt64]]) {
-        registryRecordsWritten(newlyDeleted: newlyDeleted)
+    private func finishSave(registry: [(entry: ClassEntry, record: ClassRecord)]) {
+        registryRecordsWritten(registry)
         for entry in entriesByType.values {
             entry.pendingInsertCount = 0
             entry.pendingDeleteCount = 0
