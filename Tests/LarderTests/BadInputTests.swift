@@ -41,6 +41,7 @@ import Testing
     @Test func recordsThatDoNotDecodeThrowTypedErrors() throws {
         let directory = TemporaryDirectory()
         let store = try directory.openStore([Strict.self])
+        try handOutRowIDs(4, of: Strict.self, in: store)   // then overwrite their records
         var batch = WriteBatch()
         batch.put([0x01, 0x01, 0xff], forKey: RowIDKey.bytes(1), in: "Strict")   // content too short
         batch.put([0x7f, 0x01, 1, 2, 3, 4], forKey: RowIDKey.bytes(2), in: "Strict")   // unknown format
@@ -61,6 +62,9 @@ import Testing
         var generator = SeededGenerator(seed: 42)
         let directory = TemporaryDirectory()
         let store = try directory.openStore([Song.self, Playlist.self, Bookmark.self])
+        for type in [Song.self, Playlist.self, Bookmark.self] as [StoredObject.Type] {
+            try handOutRowIDs(300, of: type, in: store)
+        }
         var batch = WriteBatch()
         for rowID in UInt64(1) ... 300 {
             let length = Int.random(in: 0 ... 40, using: &generator)
@@ -108,4 +112,31 @@ import Testing
         try store.close()
         _ = try Store(path: directory.path)
     }
+}
+
+@Suite struct DamagedKeyTests {
+    @Test func aRecordUnderARowIDNeverHandedOutIsReportedNotLoaded() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.openStore()
+        for i in 1 ... 3 { try store.insert(Song(title: "\(i)", seconds: 0)) }
+        try store.saveChanges()
+        // A record copied under a huge rowID, as a flipped bit in a key would leave it.
+        let huge: UInt64 = 1 << 60
+        var batch = WriteBatch()
+        var content = DataBuffer()
+        content.write("ghost")
+        content.write(UInt32(0))
+        try batch.putRecord(rowID: huge, version: 1, content: content, in: "Song")
+        try store.backend.apply(batch)
+        #expect(try store.object(of: Song.self, rowID: huge) == nil)
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: huge)) { _ = try store.allObjects(of: Song.self) }
+        #expect(try store.verify().problems == [.unexpectedRowID(class: "Song", rowID: huge)])
+    }
+}
+
+/// Inserts and saves `count` empty objects of `type` without keeping them, so that rowIDs
+/// 1...count exist (and are not in memory) before a test writes records under them directly.
+func handOutRowIDs(_ count: Int, of type: StoredObject.Type, in store: Store) throws {
+    for _ in 0 ..< count { try store.insert(type.init()) }
+    try store.saveChanges()
 }

@@ -118,6 +118,7 @@ import Testing
         try store.insert(Song(title: "one", seconds: 1))
         try store.insert(Song(title: "two", seconds: 2))
         try store.saveChanges()
+        try handOutRowIDs(1, of: Strict.self, in: store)
         var first: [UInt8] = []
         try store.backend.withValue(forKey: RowIDKey.bytes(1), in: "Song") { first = Array($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
         var batch = WriteBatch()

@@ -78,7 +78,8 @@ extension Store {
             }
             return live
         }
-        guard rowID >= 1 else { return nil }
+        // RowIDs at or above the next one were never handed out: no such object.
+        guard rowID >= 1, rowID < entry.nextRowID else { return nil }
         let key = RowIDKey.bytes(rowID)
         var found: StoredObject?
         try backend.readValue(forKey: key, in: entry.name) { record in
@@ -99,8 +100,10 @@ extension Store {
         // One buffer for every record: its storage is reused instead of allocated per object.
         var scratch = DataBuffer()
         try backend.forEachRecord(in: entry.name) { key, record in
-            guard let rowID = RowIDKey.rowID(in: key) else {
-                throw StoreError.corruptRecord(class: entry.name, rowID: 0)
+            // A key that is not a rowID ever handed out is damage (a flipped bit in a key
+            // must not become an object, nor a page of the identity map at a huge index).
+            guard let rowID = RowIDKey.rowID(in: key), rowID >= 1, rowID < entry.nextRowID else {
+                throw StoreError.corruptRecord(class: entry.name, rowID: RowIDKey.rowID(in: key) ?? 0)
             }
             if let live = entry.liveObject(rowID) {
                 guard live.pendingChange != .deleted else { return true }
