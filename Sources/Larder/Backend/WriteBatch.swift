@@ -145,11 +145,6 @@ public struct WriteBatch: Sendable {
                          valueStart: valueStart, valueCount: arena.count - valueStart), to: index)
     }
 
-    /// Reserves arena room for about `bytes` more bytes.
-    internal mutating func reserveArena(_ bytes: Int) {
-        arena.reserveCapacity(arena.count + bytes)
-    }
-
     private mutating func tableIndex(_ table: String) -> Int {
         // Saves add runs of records to one table: compare with the last one before hashing.
         if let last = lastTable, last.name == table { return last.index }
