@@ -35,7 +35,7 @@ extension Store {
             previous = object.rowID
             objects.append(unsafeDowncast(object, to: T.self))
         }
-        if !isSorted { objects.sort { $0.rowID < $1.rowID } }
+        if !isSorted { Self.orderByRowID(&objects, rowIDLimit: try nextRowID(of: type)) }
         return objects
     }
 
@@ -121,6 +121,12 @@ extension Store {
     }
 
     // MARK: Internal
+
+    /// The rowID the class hands out next: every rowID of the class is below it.
+    @usableFromInline
+    internal func nextRowID(of type: StoredObject.Type) throws -> UInt64 {
+        try entry(for: type).nextRowID
+    }
 
     /// The live instance for a reference read from a buffer: the object already in memory, a
     /// new fault, or nil for rowID 0 or a row that does not exist.

@@ -1,0 +1,64 @@
+// The record checksum (Larder's own CRC-32 for short inputs) must equal zlib's for every
+// length and split, or stores written before it would read as damaged; and allObjects must
+// come back in rowID order whatever order the file holds them in.
+
+import CZlib
+import Testing
+@testable import Larder
+
+@Suite struct ChecksumAndOrderingTests {
+    private func zlibCRC(_ bytes: [UInt8]) -> UInt32 {
+        bytes.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: CZlib.crc32(0, $0.baseAddress, UInt32($0.count))) }
+    }
+
+    @Test func checksumEqualsZlibForEveryLengthAndSplit() {
+        var generator = SeededGenerator(seed: 42)
+        for length in Array(0 ... 80) + [511, 512, 513, 4_000] {
+            let bytes = (0 ..< length).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
+            let expected = zlibCRC(bytes)
+            #expect(bytes.withUnsafeBytes { Checksum.crc32($0) } == expected, "length \(length)")
+            let split = length / 3
+            let twoParts = bytes.withUnsafeBytes { all in
+                Checksum.crc32(UnsafeRawBufferPointer(rebasing: all[..<split]), UnsafeRawBufferPointer(rebasing: all[split...]))
+            }
+            #expect(twoParts == expected, "length \(length) split at \(split)")
+        }
+        // The check value of CRC-32/ISO-HDLC.
+        #expect(Array("123456789".utf8).withUnsafeBytes { Checksum.crc32($0) } == 0xCBF4_3926)
+    }
+
+    @Test func allObjectsComeBackInRowIDOrderAfterUpdatesMoveRecords() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.openStore()
+        let (songs, _) = try insertLibrary(into: store, songs: 300, perPlaylist: 10)
+        // Longer records move in a hash file: rewrite every other song with a long title.
+        for (index, song) in songs.enumerated() where index % 2 == 0 {
+            song.title = String(repeating: "long title ", count: 20) + "\(index)"
+        }
+        try store.delete(songs[7])
+        try store.saveChanges()
+        try store.close()
+
+        let reopened = try directory.openStore()
+        let fetched = try reopened.allObjects(of: Song.self)
+        #expect(fetched.count == 299)
+        #expect(fetched.map(\.rowID) == songs.map(\.rowID).filter { $0 != songs[7].rowID })
+        #expect(fetched[0].title.hasPrefix("long title"))
+        try reopened.close()
+    }
+
+    @Test func orderingFallsBackToSortingForSparseRowIDs() {
+        let objects = [900_000, 3, 50_000, 1].map { rowID -> StoredObject in
+            let object = StoredObject()
+            object.rowID = UInt64(rowID)
+            return object
+        }
+        var ordered = objects
+        Store.orderByRowID(&ordered, rowIDLimit: 900_001)
+        #expect(ordered.map(\.rowID) == [1, 3, 50_000, 900_000])
+        var dense = objects.filter { $0.rowID < 100 }.reversed() as [StoredObject]
+        Store.orderByRowID(&dense, rowIDLimit: 100)
+        #expect(dense.map(\.rowID) == [1, 3])
+        #expect(ordered.allSatisfy { object in objects.contains { $0 === object } })
+    }
+}
