@@ -10,16 +10,27 @@ internal struct IdentityMap {
     private static let pageSize = 1 << pageShift
     private static let slotMask = UInt64(pageSize - 1)
 
-    /// A page of slots and how many of them are in use.
+    /// A page of slots and how many of them are in use (kept in the page's memory, so that
+    /// counting needs no copy-on-write access to the array of pages).
     private struct Page {
         var slots: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-        var used: Int
+        var used: UnsafeMutablePointer<Int> {
+            UnsafeMutableRawPointer(slots + IdentityMap.pageSize).assumingMemoryBound(to: Int.self)
+        }
+
+        /// A new page with every slot empty.
+        static func allocate() -> Page {
+            let slots = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: IdentityMap.pageSize + 1)
+            slots.initialize(repeating: nil, count: IdentityMap.pageSize)
+            UnsafeMutableRawPointer(slots + IdentityMap.pageSize).bindMemory(to: Int.self, capacity: 1).initialize(to: 0)
+            return Page(slots: slots)
+        }
     }
 
     private var pages: [Page?] = []
     /// Emptied pages kept for reuse (all their slots are nil), so that a streaming
     /// enumeration does not allocate and clear a page per object.
-    private var sparePages: [UnsafeMutablePointer<UnsafeMutableRawPointer?>] = []
+    private var sparePages: [Page] = []
     private static let maximumSparePages = 4
     private(set) var count = 0
 
@@ -40,22 +51,19 @@ internal struct IdentityMap {
         if pageIndex >= pages.count {
             pages.append(contentsOf: repeatElement(nil, count: pageIndex - pages.count + 1))
         }
-        if pages[pageIndex] == nil {
-            if let spare = sparePages.popLast() {
-                pages[pageIndex] = Page(slots: spare, used: 0)
-            } else {
-                let slots = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: Self.pageSize)
-                slots.initialize(repeating: nil, count: Self.pageSize)
-                pages[pageIndex] = Page(slots: slots, used: 0)
-            }
+        let page: Page
+        if let existing = pages[pageIndex] {
+            page = existing
+        } else {
+            page = sparePages.popLast() ?? Page.allocate()
+            pages[pageIndex] = page
         }
         let slot = Int(rowID & Self.slotMask)
-        guard let slots = pages[pageIndex]?.slots else { return }
-        if slots[slot] == nil {
-            pages[pageIndex]?.used += 1
+        if page.slots[slot] == nil {
+            page.used.pointee += 1
             count += 1
         }
-        slots[slot] = Unmanaged.passUnretained(object).toOpaque()
+        page.slots[slot] = Unmanaged.passUnretained(object).toOpaque()
     }
 
     /// Removes `object` if it is the live instance of its rowID.
@@ -67,15 +75,14 @@ internal struct IdentityMap {
         guard page.slots[slot] == Unmanaged.passUnretained(object).toOpaque() else { return }
         page.slots[slot] = nil
         count -= 1
-        if page.used == 1 {
+        page.used.pointee -= 1
+        if page.used.pointee == 0 {
             if sparePages.count < Self.maximumSparePages {
-                sparePages.append(page.slots)
+                sparePages.append(page)
             } else {
                 page.slots.deallocate()
             }
             pages[pageIndex] = nil
-        } else {
-            pages[pageIndex]?.used -= 1
         }
     }
 
@@ -96,7 +103,7 @@ internal struct IdentityMap {
     /// Frees every page (the objects are not touched).
     mutating func removeAll() {
         for case let page? in pages { page.slots.deallocate() }
-        for spare in sparePages { spare.deallocate() }
+        for spare in sparePages { spare.slots.deallocate() }
         pages = []
         sparePages = []
         count = 0

@@ -43,7 +43,7 @@ public final class Store {
     @exclusivity(unchecked) private var readScratchInUse = false
     /// The last automatic fault-in error of each object whose fault-in failed
     /// (``StoredObject/faultError``).
-    internal var faultErrors: [ObjectIdentifier: any Error] = [:]
+    @exclusivity(unchecked) internal var faultErrors: [ObjectIdentifier: any Error] = [:]
     /// Encrypts and decrypts records when the store has a key.
     internal var cipher: RecordCipher?
     /// PBKDF2 iterations for a new key (``rekey(to:iterations:)``), from the configuration.
