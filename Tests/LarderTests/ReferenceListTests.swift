@@ -102,7 +102,39 @@ final class Album: StoredObject {
         #expect(fromArray.bytes == fromList.bytes)
         var reader = DataBuffer(bytes: fromArray.bytes)
         let list = try reader.readReferenceList(to: Song.self, in: store)
-        #expect(list.objects.map { $0 } .elementsEqual(songs, by: ===))
+        let sameObjects = list.objects.elementsEqual(songs, by: ===)
+        #expect(sameObjects)
+    }
+
+    @Test func damagedListsThrowTheVarIntErrorAtTheDamagedReference() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.openStore([Song.self, Playlist.self, Album.self])
+        let songs = (1 ... 200).map { Song(title: "\($0)", seconds: 0) }
+        for song in songs { try store.insert(song) }
+        var buffer = DataBuffer()
+        buffer.writeReferences(songs)   // count 200 (2 bytes), rowIDs 1...127 (1 byte), 128... (2 bytes)
+        // Cut inside the two-byte varint of rowID 128: offset 2 + 127.
+        var truncated = DataBuffer(bytes: Array(buffer.bytes[..<(2 + 127 + 1)]))
+        truncated.bytes[0] = 0x80   // claim 128 references (varint 0x80 0x01), as many as bytes remain
+        truncated.bytes[1] = 0x01
+        #expect(throws: DataBufferError.truncated(offset: 2 + 127, needed: 2, available: 1)) {
+            _ = try truncated.readReferenceList(to: Song.self, in: store)
+        }
+        #expect(truncated.readPosition == 2 + 127)
+        var copy = DataBuffer(bytes: truncated.bytes)
+        #expect(throws: DataBufferError.truncated(offset: 2 + 127, needed: 2, available: 1)) {
+            _ = try copy.readReferences(to: Song.self, in: store)
+        }
+        // Eleven continuation bytes: not a varint.
+        var malformed = DataBuffer(bytes: [2, 5] + Array(repeating: 0xff, count: 11))
+        #expect(throws: DataBufferError.malformedVarInt(offset: 2)) {
+            _ = try malformed.readReferenceList(to: Song.self, in: store)
+        }
+        // Intact, the list reads every reference in order, and the cursor ends after it.
+        var intact = DataBuffer(bytes: buffer.bytes + [42])
+        let list = try intact.readReferenceList(to: Song.self, in: store)
+        #expect(list.count == 200 && list.rowID(at: 127) == songs[127].rowID && list.rowID(at: 199) == songs[199].rowID)
+        #expect(try intact.readUInt8() == 42)
     }
 }
 

@@ -48,8 +48,8 @@ extension DataBuffer {
         let entry = try store.entry(for: type)
         var objects: [T] = []
         objects.reserveCapacity(count)
-        for _ in 0 ..< count {
-            if let object = store.reference(rowID: try readVarInt(), entry: entry) {
+        try readVarInts(count: count) { rowID in
+            if let object = store.reference(rowID: rowID, entry: entry) {
                 objects.append(unsafeDowncast(object, to: T.self))
             }
         }
@@ -121,6 +121,40 @@ extension DataBuffer {
 
     /// Reads a varint element count; each element takes at least one byte, so a count larger
     /// than the bytes left is damage, reported before anything is allocated.
+    /// Reads `count` varints in one pass over the bytes (a list of references), calling `body`
+    /// with each. A truncated or malformed varint throws the error ``readVarInt()`` throws,
+    /// with the read position at that varint.
+    @inline(__always)
+    internal mutating func readVarInts(count: Int, _ body: (UInt64) -> Void) throws {
+        var position = readPosition
+        let failedAt: Int? = bytes.withUnsafeBufferPointer { all -> Int? in
+            let end = all.count
+            for _ in 0 ..< count {
+                let start = position
+                var result: UInt64 = 0
+                var shift: UInt64 = 0
+                while true {
+                    guard position < end else { return start }
+                    let byte = all[position]
+                    position &+= 1
+                    let payload = UInt64(byte & 0x7f)
+                    // The tenth byte may only carry the 64th bit.
+                    guard shift < 63 || (shift == 63 && payload <= 1) else { return start }
+                    result |= payload << shift
+                    if byte < 0x80 { break }
+                    shift &+= 7
+                }
+                body(result)
+            }
+            return nil
+        }
+        if let failedAt {
+            readPosition = failedAt
+            _ = try readVarInt()   // throws the typed error for these bytes
+        }
+        readPosition = position
+    }
+
     internal mutating func readCount() throws -> Int {
         let offset = readPosition
         let raw = try readVarInt()

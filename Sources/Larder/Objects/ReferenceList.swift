@@ -52,6 +52,11 @@ public struct ReferenceList<Element: StoredObject>: RandomAccessCollection, Expr
     /// playlist.songs = [intro, coda]
     /// ```
     public init(arrayLiteral elements: Element...) {
+        // `= []` is how every model declares the property: skip the generic copy for it.
+        guard !elements.isEmpty else {
+            self.init()
+            return
+        }
         self.init(elements)
     }
 
@@ -202,9 +207,9 @@ extension DataBuffer {
         let entry = try store.entry(for: type)
         var rowIDs: [UInt64] = []
         rowIDs.reserveCapacity(count)
-        for _ in 0 ..< count {
-            let rowID = try readVarInt()
-            store.referenceObserver?(entry, rowID)
+        let observer = store.referenceObserver
+        try readVarInts(count: count) { rowID in
+            observer?(entry, rowID)
             if rowID != 0, entry.liveObject(rowID) != nil || entry.savedRowMayExist(rowID) {
                 rowIDs.append(rowID)
             }
