@@ -42,12 +42,12 @@ import Testing
         let directory = TemporaryDirectory()
         let store = try directory.openStore([Strict.self])
         try handOutRowIDs(4, of: Strict.self, in: store)   // then overwrite their records
-        var batch = WriteBatch()
-        batch.put([0x01, 0x01, 0xff], forKey: RowIDKey.bytes(1), in: "Strict")   // content too short
-        batch.put([0x7f, 0x01, 1, 2, 3, 4], forKey: RowIDKey.bytes(2), in: "Strict")   // unknown format
-        batch.put([0x01], forKey: RowIDKey.bytes(3), in: "Strict")   // no version byte
-        batch.put([0x01, 0x01, 9, 0, 0, 0], forKey: RowIDKey.bytes(4), in: "Strict")   // fine
-        try store.backend.apply(batch)
+        try RawRecords(store, "Strict").write([
+            1: [0x01, 0x01, 0xff],               // content too short
+            2: [0x7f, 0x01, 1, 2, 3, 4],         // unknown format
+            3: [0x01],                           // no version byte
+            4: [0x01, 0x01, 9, 0, 0, 0],         // fine
+        ])
         #expect(throws: StoreError.undecodableRecord(class: "Strict", rowID: 1,
                                                       reason: "truncated data at offset 0: needed 4 bytes, 1 available")) {
             _ = try store.object(of: Strict.self, rowID: 1)
@@ -65,16 +65,16 @@ import Testing
         for type in [Song.self, Playlist.self, Bookmark.self] as [StoredObject.Type] {
             try handOutRowIDs(300, of: type, in: store)
         }
-        var batch = WriteBatch()
+        var records: [UInt64: [UInt8]] = [:]
         for rowID in UInt64(1) ... 300 {
             let length = Int.random(in: 0 ... 40, using: &generator)
             var bytes = (0 ..< length).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
             if rowID % 2 == 0, bytes.count >= 2 { bytes[0] = 0x01 }   // half pass the envelope check
-            for table in ["Song", "Playlist", "Bookmark"] {
-                batch.put(bytes, forKey: RowIDKey.bytes(rowID), in: table)
-            }
+            records[rowID] = bytes
         }
-        try store.backend.apply(batch)
+        for table in ["Song", "Playlist", "Bookmark"] {
+            try RawRecords(store, table).write(records)
+        }
         var failures = 0
         for rowID in UInt64(1) ... 300 {
             do { _ = try store.object(of: Song.self, rowID: rowID) } catch { failures += 1 }
@@ -91,9 +91,7 @@ import Testing
         try store.close()
         let reopened = try directory.openStore()
         let playlist = try #require(try reopened.object(of: Playlist.self, rowID: 1))
-        var batch = WriteBatch()
-        batch.removeValue(forKey: RowIDKey.bytes(3), in: "Song")   // behind the store's back
-        try reopened.backend.apply(batch)
+        try RawRecords(reopened, "Song").write(deleting: [3])   // behind the store's back
         let fault = playlist.songs[2]
         #expect(throws: StoreError.missingRecord(class: "Song", rowID: 3)) { try fault.fetchContent() }
         #expect(fault.title == "")
@@ -122,12 +120,10 @@ import Testing
         try store.saveChanges()
         // A record copied under a huge rowID, as a flipped bit in a key would leave it.
         let huge: UInt64 = 1 << 60
-        var batch = WriteBatch()
         var content = DataBuffer()
         content.write("ghost")
         content.write(UInt32(0))
-        try batch.putRecord(rowID: huge, version: 1, content: content, in: "Song")
-        try store.backend.apply(batch)
+        try RawRecords(store, "Song").write([huge: RawRecords.sealed(content, rowID: huge)])
         #expect(try store.object(of: Song.self, rowID: huge) == nil)
         #expect(throws: StoreError.corruptRecord(class: "Song", rowID: huge)) { _ = try store.allObjects(of: Song.self) }
         #expect(try store.verify().problems == [.unexpectedRowID(class: "Song", rowID: huge)])

@@ -124,12 +124,12 @@ import Testing
             try store.close()
         }
         // A journal for a save that renames song 1 and deletes song 2, as a crash would leave it.
-        var batch = WriteBatch()
         var content = DataBuffer()
         content.write("From the journal")
         content.write(UInt32(1))
-        try batch.putRecord(rowID: 1, version: 1, content: content, in: "Song")
-        batch.removeValue(forKey: RowIDKey.bytes(2), in: "Song")
+        let backend = try TokyoCabinetBackend(path: directory.path)
+        let batch = try RawRecords(backend: backend, table: "Song").batch([1: RawRecords.sealed(content, rowID: 1)], deleting: [2])
+        try backend.close()
         let journal = CommitJournal.encode(batch)
         let journalPath = directory.file("_journal")
 

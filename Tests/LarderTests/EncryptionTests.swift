@@ -67,11 +67,7 @@ import Testing
         let store = try open(directory, key: "k")
         for _ in 1 ... 2 { try store.insert(Song(title: "same", seconds: 1)) }
         try store.saveChanges()
-        var values: [[UInt8]] = []
-        try store.backend.forEachRecord(in: "Song") { _, value in
-            values.append(Array(value))
-            return true
-        }
+        let values = try RawRecords(store, "Song").all().sorted { $0.key < $1.key }.map(\.value)
         #expect(values.count == 2)
         #expect(values[0] != values[1])
         #expect(values[0].count == values[1].count)
@@ -96,12 +92,9 @@ import Testing
         let store = try open(directory, key: "k")
         try insertSecrets(into: store)
         // Flip one ciphertext byte of song 5 behind the store's back.
-        var record: [UInt8] = []
-        try store.backend.withValue(forKey: RowIDKey.bytes(5), in: "Song") { record = Array($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
+        var record = try #require(try RawRecords(store, "Song").record(5))
         record[2 + 12 + 3] ^= 0x01
-        var batch = WriteBatch()
-        batch.put(record, forKey: RowIDKey.bytes(5), in: "Song")
-        try store.backend.apply(batch)
+        try RawRecords(store, "Song").write([5: record])
         try store.close()
 
         let reopened = try open(directory, key: "k")
@@ -119,12 +112,9 @@ import Testing
         try store.insert(Song(title: "two", seconds: 2))
         try store.saveChanges()
         try handOutRowIDs(1, of: Strict.self, in: store)
-        var first: [UInt8] = []
-        try store.backend.withValue(forKey: RowIDKey.bytes(1), in: "Song") { first = Array($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
-        var batch = WriteBatch()
-        batch.put(first, forKey: RowIDKey.bytes(2), in: "Song")     // another row
-        batch.put(first, forKey: RowIDKey.bytes(1), in: "Strict")   // another class, same rowID
-        try store.backend.apply(batch)
+        let first = try #require(try RawRecords(store, "Song").record(1))
+        try RawRecords(store, "Song").write([2: first])     // another row
+        try RawRecords(store, "Strict").write([1: first])   // another class, same rowID
         store.discardChanges()
         try store.close()
 
@@ -153,11 +143,7 @@ import Testing
         #expect(throws: StoreError.encryptionKeyRequired) { _ = try open(directory, key: nil) }
         let store = try open(directory, key: "now secret")
         #expect(try store.object(of: Song.self, rowID: 4)?.title == "Re-saved")
-        var formats: [UInt64: UInt8] = [:]
-        try store.backend.forEachRecord(in: "Song") { key, value in
-            formats[RowIDKey.rowID(in: key) ?? 0] = value[0]
-            return true
-        }
+        let formats = try RawRecords(store, "Song").all().mapValues { $0[0] }
         #expect(formats[4] == 0x03)
         #expect(formats[3] == 0x02)
     }
@@ -175,11 +161,13 @@ import Testing
         #expect(throws: StoreError.encryptionKeyRequired) { _ = try open(directory, key: nil) }
         do {
             let store = try open(directory, key: "first")
-            for table in ["Song", "Playlist", "_names"] {
-                try store.backend.forEachRecord(in: table) { _, value in
-                    #expect(value[0] == 0x03, "\(table)")
-                    return true
-                }
+            for table in ["Song", "Playlist"] {
+                let records = try RawRecords(store, table).all()
+                #expect(!records.isEmpty && records.values.allSatisfy { $0[0] == 0x03 }, "\(table)")
+            }
+            try store.backend.forEachRecord(in: "_names") { _, value in
+                #expect(value[0] == 0x03, "_names")
+                return true
             }
             #expect(try store.object(of: Playlist.self, rowID: 1)?.title == Self.secret)
             store.discardChanges()
@@ -209,12 +197,10 @@ import Testing
         let store = try open(directory, key: "k")
         try insertSecrets(into: store)
         // A forged plaintext record with a valid checksum, put behind the store's back.
-        var forged = WriteBatch()
         var content = DataBuffer()
         content.write("forged title")
         content.write(UInt32(0))
-        try forged.putRecord(rowID: 3, version: 1, content: content, in: "Song")
-        try store.backend.apply(forged)
+        try RawRecords(store, "Song").write([3: RawRecords.sealed(content, rowID: 3)])
         store.discardChanges()
         try store.close()
         let reopened = try open(directory, key: "k")

@@ -108,8 +108,9 @@ import Testing
             try insertLibrary(into: store, songs: 10, perPlaylist: 5)
             try store.close()
         }
-        var batch = WriteBatch()
-        batch.removeValue(forKey: RowIDKey.bytes(1), in: "Song")
+        let backend = try TokyoCabinetBackend(path: directory.path)
+        let batch = try RawRecords(backend: backend, table: "Song").batch(deleting: [1])
+        try backend.close()
         try Data(CommitJournal.encode(batch)).write(to: URL(fileURLWithPath: directory.file("_journal")))
         #expect(throws: StoreError.needsRecovery(path: directory.path)) {
             _ = try Store(path: directory.path, configuration: .init(readOnly: true))
@@ -142,9 +143,7 @@ import Testing
         #expect(try store.verify().isHealthy)
         #expect(try store.verify().referencesToDeletedRows == 1)
         // A record that goes missing behind the store's back leaves a real dangling reference.
-        var batch = WriteBatch()
-        batch.removeValue(forKey: RowIDKey.bytes(2), in: "Song")
-        try store.backend.apply(batch)
+        try RawRecords(store, "Song").write(deleting: [2])
         let report = try store.verify()
         #expect(report.problems == [.danglingReference(fromClass: "Playlist", fromRowID: 1, toClass: "Song", toRowID: 2)])
         #expect(!store.hasUnsavedChanges)
@@ -155,11 +154,9 @@ import Testing
         do {
             let store = try directory.openStore([Strict.self, Song.self])
             try store.insert(Song(title: "s", seconds: 1))
-            var batch = WriteBatch()
             var short = DataBuffer()
             short.write(UInt8(1))
-            try batch.putRecord(rowID: 1, version: 1, content: short, in: "Strict")
-            try store.backend.apply(batch)
+            try RawRecords(store, "Strict").write([1: RawRecords.sealed(short, rowID: 1)])
             try store.saveChanges()
             try store.close()
         }

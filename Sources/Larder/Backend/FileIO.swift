@@ -55,6 +55,22 @@ internal enum FileIO {
         access(path, F_OK) == 0
     }
 
+    /// Fsyncs the file at `path`.
+    static func syncFile(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("open", path) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw failure("fsync", path) }
+    }
+
+    /// Gives the file at `source` the name `destination` too, unless that name exists
+    /// (`link(2)`: never replaces a file). Returns false when `destination` exists.
+    static func linkUnlessExists(_ source: String, as destination: String) throws -> Bool {
+        guard link(source, destination) != 0 else { return true }
+        if errno == EEXIST { return false }
+        throw failure("link", destination)
+    }
+
     /// Fsyncs a directory, so the files created or removed in it are durable.
     static func syncDirectory(_ path: String) throws {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -110,15 +110,17 @@ public struct WriteBatch: Sendable {
 
     // MARK: Fast path for the store
 
-    /// Adds a put of `content` sealed in a record envelope (checksummed, or encrypted with
-    /// `cipher`) under a rowID key of the class `scope`.
-    internal mutating func putRecord(rowID: UInt64, version: UInt8, content: DataBuffer, in table: String,
-                                     cipher: RecordCipher? = nil, scope: UInt64 = 0, isNew: Bool = false) throws {
+    /// Adds a put of `value` under `key` in `table`; `isNew` says the key is not in the
+    /// table yet (a backend may store it faster).
+    internal mutating func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in table: String,
+                               isNew: Bool) {
         let index = tableIndex(table)
         let keyStart = arena.count
-        RowIDKey.append(rowID, to: &arena)
-        try appendSealedValue(version: version, content: content, keyStart: keyStart, tableIndex: index,
-                              cipher: cipher, scope: scope, kind: isNew ? .insert : .put)
+        arena.appendBytes(key)
+        let valueStart = arena.count
+        arena.appendBytes(value)
+        append(Operation(kind: isNew ? .insert : .put, keyStart: keyStart, keyCount: key.count,
+                         valueStart: valueStart, valueCount: value.count), to: index)
     }
 
     /// Adds a put of `content` sealed in a record envelope under `key`.
@@ -132,7 +134,7 @@ public struct WriteBatch: Sendable {
     }
 
     private mutating func appendSealedValue(version: UInt8, content: DataBuffer, keyStart: Int, tableIndex index: Int,
-                                            cipher: RecordCipher?, scope: UInt64, kind: Kind = .put) throws {
+                                            cipher: RecordCipher?, scope: UInt64) throws {
         let valueStart = arena.count
         do {
             try RecordEnvelope.append(version: version, content: content.bytes, to: &arena, keyStart: keyStart,
@@ -141,7 +143,7 @@ public struct WriteBatch: Sendable {
             arena.removeSubrange(keyStart...)
             throw StoreError.encryptionFailure(reason: "\(error)")
         }
-        append(Operation(kind: kind, keyStart: keyStart, keyCount: valueStart - keyStart,
+        append(Operation(kind: .put, keyStart: keyStart, keyCount: valueStart - keyStart,
                          valueStart: valueStart, valueCount: arena.count - valueStart), to: index)
     }
 

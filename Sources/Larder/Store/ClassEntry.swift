@@ -22,6 +22,13 @@ internal final class ClassEntry {
     /// The identity map: the live instance of each rowID, not retained. An object removes
     /// itself in its deinit.
     @exclusivity(unchecked) private var liveObjects = IdentityMap()
+    /// The page of the class file read last.
+    @exclusivity(unchecked) var pageCache = PageCache()
+    /// The number of records in the class file, once counted (``Store/count(of:)``), kept up
+    /// to date by saves.
+    @exclusivity(unchecked) var savedRecordCount: Int?
+    /// The records the save in progress writes (empty between saves).
+    @exclusivity(unchecked) var pendingRecords = PendingRecords()
     /// Objects of this class inserted and not saved yet.
     @exclusivity(unchecked) var pendingInsertCount = 0
     /// Saved objects of this class deleted and not saved yet.

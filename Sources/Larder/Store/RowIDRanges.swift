@@ -19,6 +19,18 @@ internal struct RowIDRanges: Equatable, Sendable {
 
     var isEmpty: Bool { ranges.isEmpty }
 
+    /// How many rowIDs the set holds (saturating at `Int.max`).
+    var count: Int {
+        var total = 0
+        for range in ranges {
+            let size = Int(clamping: range.upperBound - range.lowerBound).addingReportingOverflow(1)
+            let sum = total.addingReportingOverflow(size.partialValue)
+            if size.overflow || sum.overflow { return Int.max }
+            total = sum.partialValue
+        }
+        return total
+    }
+
     /// Whether `rowID` is in the set: a binary search over the ranges.
     func contains(_ rowID: UInt64) -> Bool {
         var low = 0

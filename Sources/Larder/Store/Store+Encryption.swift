@@ -53,9 +53,7 @@ extension Store {
         }
         var batch = WriteBatch()
         for (name, record) in records.sorted(by: { $0.key < $1.key }) {
-            try reseal(table: name, scope: record.classID, into: &batch, with: newCipher) {
-                StoreError.corruptRecord(class: name, rowID: RowIDKey.rowID(in: $0) ?? 0)
-            }
+            try resealClassFile(name, scope: record.classID, into: &batch, with: newCipher)
         }
         try reseal(table: Self.namesTable, scope: 0, into: &batch, with: newCipher) {
             StoreError.corruptNamedBuffer(name: String(decoding: $0, as: UTF8.self))
@@ -65,9 +63,44 @@ extension Store {
         } else {
             batch.removeValue(forKey: EncryptionRecord.key, in: Self.metadataTable)
         }
-        try backend.apply(batch)
+        try apply(batch)
         encryptionRecord = newRecord
         cipher = newCipher
+    }
+
+    /// Adds to `batch` every page of the class file `table`, with each record opened with the
+    /// current cipher and sealed with `newCipher`.
+    private func resealClassFile(_ table: String, scope: UInt64, into batch: inout WriteBatch,
+                                 with newCipher: RecordCipher?) throws {
+        var pending = PendingRecords()
+        try forEachRecord(inClassFile: table) { rowID, envelope, key in
+            let content = try openForRekey(envelope, key: key, scope: scope) {
+                StoreError.corruptRecord(class: table, rowID: rowID)
+            }
+            do {
+                try pending.seal(rowID: rowID, version: content.versionOfData, content: content.bytes,
+                                 cipher: newCipher, scope: scope)
+            } catch {
+                throw StoreError.encryptionFailure(reason: "\(error)")
+            }
+        }
+        do {
+            _ = try pending.writePages(of: table, to: &batch, from: backend) { _ in true }
+        } catch let damage as RecordPage.Damage {
+            throw StoreError.corruptRecord(class: table, rowID: damage.firstRowID)
+        }
+    }
+
+    /// Opens a record with the current cipher, for a rekey.
+    private func openForRekey(_ envelope: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, scope: UInt64,
+                              damaged: () -> StoreError) throws -> DataBuffer {
+        do {
+            return try RecordEnvelope.open(envelope, key: key, cipher: cipher, scope: scope)
+        } catch RecordEnvelope.Failure.encryptedWithoutKey {
+            throw StoreError.encryptionKeyRequired
+        } catch {
+            throw damaged()
+        }
     }
 
     /// Adds to `batch` every record of `table`, opened with the current cipher and sealed
@@ -75,14 +108,7 @@ extension Store {
     private func reseal(table: String, scope: UInt64, into batch: inout WriteBatch, with newCipher: RecordCipher?,
                         damaged: (UnsafeRawBufferPointer) -> StoreError) throws {
         try backend.forEachRecord(in: table) { key, value in
-            let content: DataBuffer
-            do {
-                content = try RecordEnvelope.open(value, key: key, cipher: cipher, scope: scope)
-            } catch RecordEnvelope.Failure.encryptedWithoutKey {
-                throw StoreError.encryptionKeyRequired
-            } catch {
-                throw damaged(key)
-            }
+            let content = try openForRekey(value, key: key, scope: scope) { damaged(key) }
             try batch.putSealed(content, forKey: Array(key), in: table, cipher: newCipher, scope: scope)
             return true
         }

@@ -27,7 +27,7 @@ extension Store {
     @inlinable
     public func allObjects<T: StoredObject>(of type: T.Type) throws -> [T] {
         var objects: [T] = []
-        objects.reserveCapacity(try count(of: type))
+        objects.reserveCapacity(try expectedCount(of: type))
         var isSorted = true
         var previous: UInt64 = 0
         try forEachStoredObject(of: type) { object in
@@ -60,7 +60,17 @@ extension Store {
     /// ```
     public func count(of type: StoredObject.Type) throws -> Int {
         let entry = try entry(for: type)
-        return try backend.recordCount(in: entry.name) + entry.pendingInsertCount - entry.pendingDeleteCount
+        return try savedRecordCount(of: entry) + entry.pendingInsertCount - entry.pendingDeleteCount
+    }
+
+    /// ``count(of:)`` when it is known, else what the registry implies (rowIDs handed out
+    /// less those deleted), without reading the class file: a capacity to reserve.
+    @usableFromInline
+    internal func expectedCount(of type: StoredObject.Type) throws -> Int {
+        let entry = try entry(for: type)
+        let saved = entry.savedRecordCount
+            ?? max(0, Int(clamping: entry.savedNextRowID) - 1 - entry.deletedRowIDs.count)
+        return max(0, saved + entry.pendingInsertCount - entry.pendingDeleteCount)
     }
 
     // MARK: Cores
@@ -80,15 +90,10 @@ extension Store {
         }
         // RowIDs at or above the next one were never handed out: no such object.
         guard rowID >= 1, rowID < entry.nextRowID else { return nil }
-        let key = RowIDKey.bytes(rowID)
-        var found: StoredObject?
-        try backend.readValue(forKey: key, in: entry.name) { record in
-            guard let record else { return }
-            found = try key.withUnsafeBytes { key in
-                try withReadScratch { try materialize(rowID: rowID, record: record, key: key, entry: entry, scratch: &$0) }
-            }
+        return try withRecord(of: rowID, entry: entry) { envelope, key in
+            guard let envelope else { return nil }
+            return try withReadScratch { try materialize(rowID: rowID, record: envelope, key: key, entry: entry, scratch: &$0) }
         }
-        return found
     }
 
     /// ``forEachObject(of:_:)`` without generics.
@@ -99,20 +104,19 @@ extension Store {
         defer { enumerationDepth -= 1 }
         // One buffer for every record: its storage is reused instead of allocated per object.
         var scratch = DataBuffer()
-        try backend.forEachRecord(in: entry.name) { key, record in
-            // A key that is not a rowID ever handed out is damage (a flipped bit in a key
-            // must not become an object, nor a page of the identity map at a huge index).
-            guard let rowID = RowIDKey.rowID(in: key), rowID >= 1, rowID < entry.nextRowID else {
-                throw StoreError.corruptRecord(class: entry.name, rowID: RowIDKey.rowID(in: key) ?? 0)
+        try forEachRecord(inClassFile: entry.name) { rowID, record, key in
+            // A rowID never handed out is damage (a flipped bit must not become an object, nor
+            // a page of the identity map at a huge index).
+            guard rowID >= 1, rowID < entry.nextRowID else {
+                throw StoreError.corruptRecord(class: entry.name, rowID: rowID)
             }
             if let live = entry.liveObject(rowID) {
-                guard live.pendingChange != .deleted else { return true }
+                guard live.pendingChange != .deleted else { return }
                 if !live.hasContent { try fill(live, from: record, key: key, entry: entry, scratch: &scratch) }
                 try body(live)
             } else {
                 try body(try materialize(rowID: rowID, record: record, key: key, entry: entry, scratch: &scratch))
             }
-            return true
         }
         guard entry.pendingInsertCount > 0 else { return }
         for object in insertedObjects where object.pendingChange == .inserted && object.entry === entry {
@@ -152,12 +156,9 @@ extension Store {
         guard let entry = object.entry else {
             throw StoreError.objectNotInStore(class: type(of: object).storageName)
         }
-        let key = RowIDKey.bytes(object.rowID)
-        try backend.readValue(forKey: key, in: entry.name) { record in
-            guard let record else { throw StoreError.missingRecord(class: entry.name, rowID: object.rowID) }
-            try key.withUnsafeBytes { key in
-                try withReadScratch { try fill(object, from: record, key: key, entry: entry, scratch: &$0) }
-            }
+        try withRecord(of: object.rowID, entry: entry) { envelope, key in
+            guard let envelope else { throw StoreError.missingRecord(class: entry.name, rowID: object.rowID) }
+            try withReadScratch { try fill(object, from: envelope, key: key, entry: entry, scratch: &$0) }
         }
     }
 

@@ -111,33 +111,41 @@ extension Store {
         let context = EncodingContext(store: self)
         var newlyDeleted: [ObjectIdentifier: [UInt64]] = [:]
         var registry: [(entry: ClassEntry, record: ClassRecord)] = []
+        var gains: [(entry: ClassEntry, gained: Int)] = []
+        defer {
+            for entry in entriesByType.values where !entry.pendingRecords.isEmpty { entry.pendingRecords = PendingRecords() }
+        }
         do {
-            var batch = WriteBatch()
             var buffer = DataBuffer()
             buffer.encodingContext = context
             // Updates first: the new objects they reference are appended to the inserts.
             for object in updatedObjects where object.pendingChange == .updated {
-                try encode(object, into: &batch, using: &buffer)
+                try encode(object, using: &buffer)
             }
             var index = 0
             while index < insertedObjects.count {
                 let object = insertedObjects[index]
                 index += 1
-                if object.pendingChange == .inserted { try encode(object, into: &batch, using: &buffer) }
+                if object.pendingChange == .inserted { try encode(object, using: &buffer) }
             }
             if let error = context.error { throw error }
             for object in deletedObjects where object.pendingChange == .deleted {
                 guard let entry = object.entry else { continue }
-                batch.removeValue(forKey: RowIDKey.bytes(object.rowID), in: entry.name)
+                entry.pendingRecords.delete(rowID: object.rowID)
                 newlyDeleted[ObjectIdentifier(entry), default: []].append(object.rowID)
             }
+            var batch = WriteBatch()
+            gains = try addPendingRecords(to: &batch)
             // The registry goes last, after the class files it describes.
             registry = changedRegistryRecords(newlyDeleted: newlyDeleted)
             try add(registry, to: &batch)
-            try backend.apply(batch)
+            try apply(batch)
         } catch {
             for object in context.autoInserted.reversed() { undoInsert(of: object) }
             throw error
+        }
+        for (entry, gained) in gains {
+            entry.savedRecordCount = entry.savedRecordCount.map { $0 + gained }
         }
         finishSave(registry: registry)
     }
@@ -208,13 +216,29 @@ extension Store {
         }
     }
 
-    private func encode(_ object: StoredObject, into batch: inout WriteBatch, using buffer: inout DataBuffer) throws {
+    private func encode(_ object: StoredObject, using buffer: inout DataBuffer) throws {
         guard let entry = object.entry else { return }
         buffer.removeAll()
         object.writeContent(to: &buffer)
-        // An inserted object's rowID was never saved before: its record is new to the file.
-        try batch.putRecord(rowID: object.rowID, version: entry.version, content: buffer, in: entry.name,
-                            cipher: cipher, scope: entry.classID, isNew: object.pendingChange == .inserted)
+        do {
+            try entry.pendingRecords.seal(rowID: object.rowID, version: entry.version, content: buffer.bytes,
+                                          cipher: cipher, scope: entry.classID)
+        } catch {
+            throw StoreError.encryptionFailure(reason: "\(error)")
+        }
+    }
+
+    /// Applies a batch that may touch class files: cached pages are forgotten first, and the
+    /// record counts too when the batch fails (it may have been applied in part and rolled
+    /// forward).
+    internal func apply(_ batch: WriteBatch) throws {
+        forgetCachedPages()
+        do {
+            try backend.apply(batch)
+        } catch {
+            for entry in entriesByType.values { entry.savedRecordCount = nil }
+            throw error
+        }
     }
 
     /// Takes back an insert that was never saved: the object leaves the store, its rowID is

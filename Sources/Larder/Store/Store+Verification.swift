@@ -22,25 +22,20 @@ extension Store {
             let entry = entriesByName[name]
             var summary = VerificationReport.ClassSummary(name: name, recordCount: 0, byteCount: 0, decoded: entry != nil)
             var rowIDs = Set<UInt64>()
-            try backend.forEachRecord(in: name) { key, value in
+            func check(_ rowID: UInt64, _ envelope: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer) {
                 summary.recordCount += 1
-                summary.byteCount += value.count
-                guard let rowID = RowIDKey.rowID(in: key) else {
-                    report.problems.append(.malformedKey(table: name))
-                    return true
-                }
                 rowIDs.insert(rowID)
                 if rowID >= (entry?.nextRowID ?? record.nextRowID) || record.deletedRowIDs.contains(rowID) {
                     report.problems.append(.unexpectedRowID(class: name, rowID: rowID))
                 }
                 var buffer: DataBuffer
                 do {
-                    buffer = try RecordEnvelope.open(value, key: key, cipher: cipher, scope: record.classID)
+                    buffer = try RecordEnvelope.open(envelope, key: key, cipher: cipher, scope: record.classID)
                 } catch {
                     report.problems.append(.corruptRecord(class: name, rowID: rowID))
-                    return true
+                    return
                 }
-                guard let entry else { return true }
+                guard let entry else { return }
                 referenceObserver = { target, targetRowID in
                     references.append((name, rowID, target.name, targetRowID))
                 }
@@ -51,6 +46,21 @@ extension Store {
                     try scratch.readContent(from: &buffer, in: self)
                 } catch {
                     report.problems.append(.undecodableRecord(class: name, rowID: rowID, reason: "\(error)"))
+                }
+            }
+            try backend.forEachRecord(in: name) { key, page in
+                summary.byteCount += page.count
+                guard let number = RecordPage.number(inKey: key) else {
+                    report.problems.append(.malformedKey(table: name))
+                    return true
+                }
+                do {
+                    try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
+                        withUnsafeBytes(of: rowID.bigEndian) { key in check(rowID, envelope, key) }
+                    }
+                } catch {
+                    // The records before the damage were checked; the rest of the page cannot be.
+                    report.problems.append(.corruptRecord(class: name, rowID: (error as? RecordPage.Damage)?.firstRowID ?? 0))
                 }
                 return true
             }

@@ -60,8 +60,9 @@ public final class Store {
     /// The table of named data buffers.
     internal static let namesTable = "_names"
     /// The store format this version of Larder writes and reads.
-    /// 1: records without checksums; 2: checksummed (and encrypted) records, commit journal.
-    internal static let formatVersion: UInt64 = 2
+    /// 1: records without checksums; 2: checksummed (and encrypted) records, commit journal;
+    /// 3: object records grouped into pages of 32 rowIDs (RecordPage).
+    internal static let formatVersion: UInt64 = 3
     internal static let formatKey = Array("format".utf8)
 
     /// Opens a store on `backend`, reading its class registry.
@@ -235,16 +236,23 @@ public final class Store {
         if let foundFormat, foundFormat > Self.formatVersion {
             throw StoreError.unsupportedFormat(version: foundFormat)
         }
-        if foundFormat != Self.formatVersion && !backend.isReadOnly {
-            var buffer = DataBuffer()
-            buffer.writeVarInt(Self.formatVersion)
-            var batch = WriteBatch()
-            try batch.putSealed(buffer, forKey: Self.formatKey, in: table)
-            try backend.apply(batch)
-        }
         let ids = records.values.map(\.classID)
         if Set(ids).count != ids.count {
             throw StoreError.corruptMetadata(key: "class/", reason: "two classes share a class ID")
+        }
+        // A store with classes and no format record predates the format record: format 1.
+        let format = foundFormat ?? (records.isEmpty ? Self.formatVersion : 1)
+        let needsPages = format <= Self.lastFormatWithoutPages && !records.isEmpty
+        if needsPages && backend.isReadOnly {
+            throw StoreError.formatUpgradeRequired(version: format)
+        }
+        if foundFormat != Self.formatVersion && !backend.isReadOnly {
+            var batch = WriteBatch()
+            if needsPages { try addUpgradeToPages(to: &batch) }
+            var buffer = DataBuffer()
+            buffer.writeVarInt(Self.formatVersion)
+            try batch.putSealed(buffer, forKey: Self.formatKey, in: table)
+            try backend.apply(batch)
         }
     }
 

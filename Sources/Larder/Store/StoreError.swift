@@ -25,6 +25,9 @@ public enum StoreError: Error, Equatable, Sendable {
     case ioFailure(path: String, operation: String, reason: String)
     /// The store was written by a newer version of Larder.
     case unsupportedFormat(version: UInt64)
+    /// The store was written by an older version of Larder and must be upgraded, which a
+    /// read-only store cannot do: open it once for writing.
+    case formatUpgradeRequired(version: UInt64)
     /// Store metadata is damaged or not understood.
     case corruptMetadata(key: String, reason: String)
 
@@ -85,6 +88,7 @@ extension StoreError: CustomStringConvertible {
         case let .alreadyOpenInThisProcess(path): return "\(path) is already open in this process"
         case let .ioFailure(path, operation, reason): return "\(operation) failed on \(path): \(reason)"
         case let .unsupportedFormat(version): return "store format \(version) is newer than this Larder understands"
+        case let .formatUpgradeRequired(version): return "store format \(version) must be upgraded: open the store once for writing"
         case let .corruptMetadata(key, reason): return "store metadata '\(key)' is damaged: \(reason)"
         case let .invalidStorageName(name): return "invalid storage name '\(name)': use letters, digits, _ - . and do not start with _ or ."
         case let .storageNameTaken(name, type): return "storage name '\(name)' is already registered by \(type)"

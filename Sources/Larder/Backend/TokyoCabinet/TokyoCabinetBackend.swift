@@ -70,6 +70,7 @@ public final class TokyoCabinetBackend: Backend {
         }
         try lockStore()
         try recoverInterruptedCommit()
+        if !configuration.readOnly { removeAbandonedFiles() }
     }
 
     /// The file that holds `table`.
@@ -304,9 +305,37 @@ public final class TokyoCabinetBackend: Backend {
         let filePath = filePath(for: table)
         if configuration.readOnly && !FileIO.exists(filePath) { return nil }
         let tuning: HashDatabase.Tuning = table.hasPrefix("_") ? .smallFile : .classFile
+        if !configuration.readOnly && !FileIO.exists(filePath) {
+            try createFile(filePath) { try HashDatabase(path: $0, tuning: tuning, readOnly: false).close() }
+        }
         let database = try HashDatabase(path: filePath, tuning: tuning, readOnly: configuration.readOnly)
         databases[table] = database
         return database
+    }
+
+    /// Removes files a process killed while creating a database file left behind (the writer
+    /// holds the store's lock, so no other process is creating one now).
+    private func removeAbandonedFiles() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        for name in names where name.contains(".tch.creating-") {
+            try? FileIO.remove((path as NSString).appendingPathComponent(name))
+        }
+    }
+
+    /// Creates a database file whole or not at all. Tokyo Cabinet writes a new file's header
+    /// and bucket array in several steps, and a process killed between them leaves a file that
+    /// cannot be opened: the file is made under a temporary name, synced, and linked into
+    /// place (never over a file another process made first).
+    private func createFile(_ filePath: String, _ make: (String) throws -> Void) throws {
+        let temporary = filePath + ".creating-\(getpid())"
+        try FileIO.remove(temporary)
+        defer { try? FileIO.remove(temporary) }
+        try make(temporary)
+        let sync = configuration.durability == .full
+        if sync { try FileIO.syncFile(temporary) }
+        if try FileIO.linkUnlessExists(temporary, as: filePath), sync {
+            try FileIO.syncDirectory(path)
+        }
     }
 
     /// A table name is a file name: letters, digits, `_`, `-`, `.`; not starting with `.`.

@@ -1,0 +1,31 @@
+// PageCache: the page of a class file read last, kept so that reads of neighbouring rowIDs
+// (a loop over rowIDs, the faults of a relationship) cost one Tokyo Cabinet call per page.
+// The store empties it whenever it writes; a read made while a cached page is in use (a
+// readContent that faults in another object of its class) bypasses it.
+
+/// One class file's most recently read page.
+internal struct PageCache {
+    /// The cached page's number; `.max` when nothing is cached.
+    private(set) var number: UInt64 = .max
+    /// Its bytes; empty when the file has no such page.
+    private(set) var bytes: [UInt8] = []
+    /// True while a caller reads `bytes`.
+    var isInUse = false
+
+    /// Whether page `number` is cached.
+    @inline(__always)
+    func holds(_ number: UInt64) -> Bool { self.number == number }
+
+    /// Caches `page` (nil: the file has no such page) as page `number`.
+    mutating func store(_ page: UnsafeRawBufferPointer?, as number: UInt64) {
+        bytes.removeAll(keepingCapacity: true)
+        if let page { bytes.appendBytes(page) }
+        self.number = number
+    }
+
+    /// Forgets the cached page.
+    mutating func invalidate() {
+        number = .max
+        bytes.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,141 @@
+// PendingRecords: the records one save writes to one class file, sealed in their envelopes,
+// then grouped into pages (RecordPage): each page touched gets one put (or a delete, when its
+// last record goes), merged with the page as the file holds it.
+
+/// The sealed records and deletions of one class in one save.
+internal struct PendingRecords {
+    /// A record to write (`envelopeCount >= 0`) or a rowID to delete (`envelopeCount == -1`).
+    private struct Change {
+        var rowID: UInt64
+        var envelopeStart: Int
+        var envelopeCount: Int
+    }
+
+    /// Each record as `[8-byte rowID key][envelope]`: the envelope's checksum covers the key
+    /// before it.
+    private var bytes: [UInt8] = []
+    private var changes: [Change] = []
+    private var isSorted = true
+
+    /// True when nothing is pending.
+    var isEmpty: Bool { changes.isEmpty }
+
+    /// Adds `content` sealed (checksummed, or encrypted with `cipher` under `scope`, the
+    /// classID) as the record of `rowID`.
+    mutating func seal(rowID: UInt64, version: UInt8, content: [UInt8],
+                       cipher: RecordCipher?, scope: UInt64) throws(RecordEnvelope.Failure) {
+        let keyStart = bytes.count
+        RowIDKey.append(rowID, to: &bytes)
+        do {
+            try RecordEnvelope.append(version: version, content: content, to: &bytes, keyStart: keyStart,
+                                      cipher: cipher, scope: scope)
+        } catch {
+            bytes.removeSubrange(keyStart...)
+            throw error
+        }
+        add(Change(rowID: rowID, envelopeStart: keyStart + RowIDKey.size,
+                   envelopeCount: bytes.count - keyStart - RowIDKey.size))
+    }
+
+    /// Adds `envelope` as it is as the record of `rowID` (a record copied from a file).
+    mutating func add(envelope: UnsafeRawBufferPointer, rowID: UInt64) {
+        let start = bytes.count
+        bytes.appendBytes(envelope)
+        add(Change(rowID: rowID, envelopeStart: start, envelopeCount: envelope.count))
+    }
+
+    /// Adds the deletion of `rowID`'s record.
+    mutating func delete(rowID: UInt64) {
+        add(Change(rowID: rowID, envelopeStart: 0, envelopeCount: -1))
+    }
+
+    private mutating func add(_ change: Change) {
+        if let last = changes.last, last.rowID >= change.rowID { isSorted = false }
+        changes.append(change)
+    }
+
+    /// Adds to `batch` one put or delete of each page of `table` that the changes touch.
+    ///
+    /// `pageMayExist(number)` says whether the file may hold the page already (a record of it
+    /// was saved before): such a page is read from `backend` and merged; others are written as
+    /// new. Returns how many records the file gains (negative when it loses some). Throws
+    /// ``RecordPage/Damage`` when a page to merge with does not parse.
+    func writePages(of table: String, to batch: inout WriteBatch, from backend: any Backend,
+                    pageMayExist: (UInt64) -> Bool) throws -> Int {
+        // Stable: when a rowID appears twice, the later change wins.
+        let ordered = isSorted ? changes : changes.enumerated()
+            .sorted { ($0.element.rowID, $0.offset) < ($1.element.rowID, $1.offset) }.map(\.element)
+        var page: [UInt8] = []
+        var gained = 0
+        try bytes.withUnsafeBytes { all in
+            var start = 0
+            while start < ordered.count {
+                let number = RecordPage.number(of: ordered[start].rowID)
+                var end = start + 1
+                while end < ordered.count, RecordPage.number(of: ordered[end].rowID) == number { end += 1 }
+                let key = RecordPage.key(forPage: number)
+                page.removeAll(keepingCapacity: true)
+                var before = 0
+                var after = 0
+                if pageMayExist(number) {
+                    try backend.readValue(forKey: key, in: table) { existing in
+                        (before, after) = try Self.merge(existing, number: number, ordered[start ..< end], all, into: &page)
+                    }
+                } else {
+                    (before, after) = try Self.merge(nil, number: number, ordered[start ..< end], all, into: &page)
+                }
+                if after > 0 {
+                    let isNew = !pageMayExist(number)
+                    key.withUnsafeBytes { key in
+                        page.withUnsafeBytes { value in
+                            batch.put(value, forKey: key, in: table, isNew: isNew)
+                        }
+                    }
+                } else if before > 0 {
+                    batch.removeValue(forKey: key, in: table)
+                }
+                gained += after - before
+                start = end
+            }
+        }
+        return gained
+    }
+
+    /// Writes page `number` into `page`: the records of `existing` (nil: none) with `changes`
+    /// applied. Returns the record counts before and after; after 0, `page` is to be deleted.
+    private static func merge(_ existing: UnsafeRawBufferPointer?, number: UInt64, _ changes: ArraySlice<Change>,
+                              _ all: UnsafeRawBufferPointer, into page: inout [UInt8]) throws -> (Int, Int) {
+        var reader = existing.map { RecordPage.Reader(page: $0, firstRowID: RecordPage.firstRowID(ofPage: number)) }
+        try reader?.checkFormat()
+        var current = try reader?.next()
+        var before = current == nil ? 0 : 1
+        var after = 0
+        RecordPage.beginPage(in: &page)
+        var index = changes.startIndex
+        let slotMask = UInt64(RecordPage.capacity - 1)
+        while index < changes.endIndex || current != nil {
+            let changeSlot = index < changes.endIndex ? Int(changes[index].rowID & slotMask) : Int.max
+            if let (slot, envelope) = current, slot < changeSlot {
+                RecordPage.appendEntry(slot: slot, envelope: envelope, to: &page)
+                after += 1
+                current = try reader?.next()
+                if current != nil { before += 1 }
+                continue
+            }
+            // The last change of this slot wins; it replaces the file's record of the slot.
+            while index + 1 < changes.endIndex, Int(changes[index + 1].rowID & slotMask) == changeSlot { index += 1 }
+            let change = changes[index]
+            index += 1
+            if let (slot, _) = current, slot == changeSlot {
+                current = try reader?.next()
+                if current != nil { before += 1 }
+            }
+            if change.envelopeCount >= 0 {
+                let envelope = UnsafeRawBufferPointer(rebasing: all[change.envelopeStart ..< change.envelopeStart + change.envelopeCount])
+                RecordPage.appendEntry(slot: changeSlot, envelope: envelope, to: &page)
+                after += 1
+            }
+        }
+        return (before, after)
+    }
+}

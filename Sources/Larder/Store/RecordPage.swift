@@ -1,0 +1,147 @@
+// RecordPage: how a class file groups object records. Every call into Tokyo Cabinet is
+// expensive (DESIGN.md), so a class file holds one Tokyo Cabinet record per page of 32
+// consecutive rowIDs, not one per object: a save puts, a fetch iterates and a point read gets
+// a page at a time. Each object keeps its own record envelope inside the page (checksummed or
+// encrypted, bound to its rowID as before), so damage and authentication stay per object.
+//
+//   key:    [0x50 'P'][page number, 8 bytes big-endian]        page number = rowID >> 5
+//   value:  [0x50 page format][entry]...                        one or more entries
+//   entry:  [slot = rowID & 31][varint envelope size][envelope]  slots strictly ascending
+//
+// The envelope is RecordEnvelope's, with the 8-byte big-endian rowID as its key.
+// docs/FORMAT.md (section 6) has the bytes.
+
+/// The page format of class files.
+internal enum RecordPage {
+    /// log2 of the rowIDs per page.
+    static let slotBits: UInt64 = 5
+    /// RowIDs per page.
+    static let capacity = 1 << Int(slotBits)
+    /// The first byte of a page key.
+    static let keyPrefix: UInt8 = 0x50
+    /// The first byte of a page value.
+    static let format: UInt8 = 0x50
+    /// Bytes in a page key.
+    static let keySize = 9
+
+    /// A page whose bytes do not parse, reported by its first rowID.
+    struct Damage: Error, Equatable {
+        let firstRowID: UInt64
+    }
+
+    /// The page holding `rowID`.
+    @inline(__always)
+    static func number(of rowID: UInt64) -> UInt64 { rowID >> slotBits }
+
+    /// The first rowID of page `number` (rowID 0 is never handed out, so page 0 holds 31).
+    @inline(__always)
+    static func firstRowID(ofPage number: UInt64) -> UInt64 { number << slotBits }
+
+    /// The key of page `number`.
+    static func key(forPage number: UInt64) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(keySize)
+        key.append(keyPrefix)
+        RowIDKey.append(number, to: &key)
+        return key
+    }
+
+    /// The page number in a page key, or nil for any other key.
+    static func number(inKey key: UnsafeRawBufferPointer) -> UInt64? {
+        guard key.count == keySize, key[0] == keyPrefix else { return nil }
+        return UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+    }
+
+    /// Calls `body` with the rowID and envelope of every record in page `number`, in rowID
+    /// order. Throws ``Damage`` when the bytes do not parse (after the records before it).
+    static func forEachRecord(in page: UnsafeRawBufferPointer, number: UInt64,
+                              _ body: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
+        let first = firstRowID(ofPage: number)
+        var reader = Reader(page: page, firstRowID: first)
+        try reader.checkFormat()
+        while let (slot, envelope) = try reader.next() {
+            try body(first | UInt64(slot), envelope)
+        }
+    }
+
+    /// The envelope of `rowID` in `page` (the page that holds it), or nil when the page has
+    /// no record for it.
+    static func record(of rowID: UInt64, in page: UnsafeRawBufferPointer) throws(Damage) -> UnsafeRawBufferPointer? {
+        let wanted = Int(rowID & UInt64(capacity - 1))
+        var reader = Reader(page: page, firstRowID: firstRowID(ofPage: number(of: rowID)))
+        try reader.checkFormat()
+        while let (slot, envelope) = try reader.next() {
+            if slot == wanted { return envelope }
+            if slot > wanted { return nil }
+        }
+        return nil
+    }
+
+    /// The number of records in `page`.
+    static func recordCount(in page: UnsafeRawBufferPointer, number: UInt64) throws(Damage) -> Int {
+        var reader = Reader(page: page, firstRowID: firstRowID(ofPage: number))
+        try reader.checkFormat()
+        var count = 0
+        while try reader.next() != nil { count += 1 }
+        return count
+    }
+
+    /// Appends the page format byte to `bytes` (the start of a page).
+    static func beginPage(in bytes: inout [UInt8]) {
+        bytes.append(format)
+    }
+
+    /// Appends an entry for `slot` with `envelope` to a page being written.
+    @inline(__always)
+    static func appendEntry(slot: Int, envelope: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(truncatingIfNeeded: slot))
+        var size = UInt64(envelope.count)
+        while size >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: size) | 0x80)
+            size >>= 7
+        }
+        bytes.append(UInt8(size))
+        bytes.appendBytes(envelope)
+    }
+
+    /// Walks the entries of a page, checking every bound.
+    struct Reader {
+        let page: UnsafeRawBufferPointer
+        let firstRowID: UInt64
+        private var position = 1
+        private var lastSlot = -1
+
+        init(page: UnsafeRawBufferPointer, firstRowID: UInt64) {
+            self.page = page
+            self.firstRowID = firstRowID
+        }
+
+        func checkFormat() throws(Damage) {
+            guard page.count > 1, page[0] == RecordPage.format else { throw Damage(firstRowID: firstRowID) }
+        }
+
+        /// The next entry, or nil at the end of the page.
+        mutating func next() throws(Damage) -> (slot: Int, envelope: UnsafeRawBufferPointer)? {
+            guard position < page.count else { return nil }
+            let slot = Int(page[position])
+            guard slot > lastSlot, slot < RecordPage.capacity else { throw Damage(firstRowID: firstRowID) }
+            position += 1
+            var size = 0
+            var shift = 0
+            while true {
+                // Sizes fit in 4 varint bytes (Tokyo Cabinet values are under 2 GiB).
+                guard position < page.count, shift <= 28 else { throw Damage(firstRowID: firstRowID) }
+                let byte = page[position]
+                position += 1
+                size |= Int(byte & 0x7f) << shift
+                if byte < 0x80 { break }
+                shift += 7
+            }
+            guard size <= page.count - position else { throw Damage(firstRowID: firstRowID) }
+            let envelope = UnsafeRawBufferPointer(rebasing: page[position ..< position + size])
+            position += size
+            lastSlot = slot
+            return (slot, envelope)
+        }
+    }
+}
