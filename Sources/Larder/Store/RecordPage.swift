@@ -121,25 +121,27 @@ internal enum RecordPage {
         }
 
         /// The next entry, or nil at the end of the page.
+        @inline(__always)
         mutating func next() throws(Damage) -> (slot: Int, envelope: UnsafeRawBufferPointer)? {
-            guard position < page.count else { return nil }
-            let slot = Int(page[position])
+            let count = page.count
+            guard position < count, let base = page.baseAddress else { return nil }
+            let slot = Int(base.load(fromByteOffset: position, as: UInt8.self))
             guard slot > lastSlot, slot < RecordPage.capacity else { throw Damage(firstRowID: firstRowID) }
-            position += 1
+            position &+= 1
             var size = 0
             var shift = 0
             while true {
                 // Sizes fit in 4 varint bytes (Tokyo Cabinet values are under 2 GiB).
-                guard position < page.count, shift <= 28 else { throw Damage(firstRowID: firstRowID) }
-                let byte = page[position]
-                position += 1
+                guard position < count, shift <= 28 else { throw Damage(firstRowID: firstRowID) }
+                let byte = base.load(fromByteOffset: position, as: UInt8.self)
+                position &+= 1
                 size |= Int(byte & 0x7f) << shift
                 if byte < 0x80 { break }
-                shift += 7
+                shift &+= 7
             }
-            guard size <= page.count - position else { throw Damage(firstRowID: firstRowID) }
-            let envelope = UnsafeRawBufferPointer(rebasing: page[position ..< position + size])
-            position += size
+            guard size <= count &- position else { throw Damage(firstRowID: firstRowID) }
+            let envelope = UnsafeRawBufferPointer(start: base + position, count: size)
+            position &+= size
             lastSlot = slot
             return (slot, envelope)
         }
