@@ -154,3 +154,23 @@ final class Strict: StoredObject {
         value = try buffer.readUInt32()
     }
 }
+
+/// A linked list whose readContent reads the next node while decoding itself: a read of the
+/// class inside a read of the class, usually from the same page.
+final class ChainNode: StoredObject {
+    @Stored var value: UInt32 = 0
+    @Stored var next: ChainNode?
+    /// The next node's value as seen while decoding.
+    var nextValueWhenRead: UInt32?
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(value)
+        buffer.writeReference(next)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        value = try buffer.readUInt32()
+        next = try buffer.readReference(to: ChainNode.self, in: store)
+        nextValueWhenRead = next?.value
+    }
+}
