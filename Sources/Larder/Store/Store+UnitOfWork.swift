@@ -131,10 +131,12 @@ extension Store {
                 batch.removeValue(forKey: RowIDKey.bytes(object.rowID), in: entry.name)
                 newlyDeleted[ObjectIdentifier(entry), default: []].append(object.rowID)
             }
+            let textUpdate = try addTextIndexChanges(to: &batch)
             // The registry goes last, after the class files it describes.
             registry = changedRegistryRecords(newlyDeleted: newlyDeleted)
             try add(registry, to: &batch)
             try backend.apply(batch)
+            textUpdate?.adopt()
         } catch {
             for object in context.autoInserted.reversed() { undoInsert(of: object) }
             throw error

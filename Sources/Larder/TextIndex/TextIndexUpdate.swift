@@ -1,0 +1,165 @@
+// TextIndexUpdate: the index side of a save. From the rows whose indexed text changed, it puts
+// the row blocks, posting chunks and vocabulary records into the save's write batch (so they
+// commit with the objects, through the journal), then, once the batch is applied, adopts the
+// new vocabulary in memory.
+
+/// The index changes of one save (or one rebuild), waiting for their batch to be applied.
+internal struct TextIndexUpdate {
+    private struct Pending {
+        var index: TextIndex
+        var vocabularies: [String: TextVocabulary]
+        var changes: [(attribute: String, token: [UInt8], entry: VocabularyEntry?)]
+        var nextTokenID: UInt32
+    }
+
+    private var pending: [Pending] = []
+
+    /// Makes the in-memory vocabularies match the applied batch.
+    func adopt() {
+        for item in pending {
+            var all = item.vocabularies
+            for change in item.changes {
+                let vocabulary = all[change.attribute] ?? TextVocabulary()
+                all[change.attribute] = vocabulary
+                vocabulary.set(change.entry, for: change.token)
+            }
+            item.index.replaceVocabularies(all, nextTokenID: item.nextTokenID)
+            item.index.isRegistered = true
+        }
+    }
+
+    /// Adds the index changes of `rows` (rowID -> new text, nil for none) to `batch`.
+    /// `rowsAreNew`: every row block is known to be empty (a rebuild after clearing the tables).
+    mutating func add(_ rows: [(rowID: UInt64, text: RowText?)], of index: TextIndex, savedNextRowID: UInt64,
+                      rowsAreNew: Bool = false, vocabularies: [String: TextVocabulary], nextTokenID: UInt32,
+                      in store: Store, to batch: inout WriteBatch) throws {
+        if !index.isRegistered {
+            var record = DataBuffer()
+            record.writeVarInt(TextIndex.formatVersion)
+            record.writeVarInt(UInt64(TextIndex.chunkShift))
+            record.writeVarInt(UInt64(TextIndex.rowBlockShift))
+            try batch.putSealed(record, forKey: TextIndex.registryKey(for: index.className), in: Store.metadataTable)
+        }
+        var deltas = TokenDeltas()
+        try writeRowBlocks(rows, of: index, savedNextRowID: savedNextRowID, rowsAreNew: rowsAreNew,
+                           in: store, to: &batch, deltas: &deltas)
+        var item = Pending(index: index, vocabularies: vocabularies, changes: [], nextTokenID: nextTokenID)
+        for (attribute, slots) in deltas.byAttribute {
+            let prefix = TextIndex.attributePrefix(attribute)
+            let vocabulary = vocabularies[attribute]
+            for (token, slot) in slots {
+                let added = PostingList.normalized(deltas.added[slot])
+                let removed = PostingList.normalized(deltas.removed[slot])
+                var entry: VocabularyEntry
+                if let existing = vocabulary?.entry(for: token) {
+                    entry = existing
+                } else {
+                    guard !added.isEmpty else { continue }
+                    entry = VocabularyEntry(tokenID: item.nextTokenID, token: Array(token), rowCount: 0, chunks: [])
+                    item.nextTokenID += 1
+                }
+                try writeChunks(of: &entry, added: added, removed: removed, prefix: prefix, index: index,
+                                in: store, to: &batch)
+                let key = TextIndex.vocabularyKey(prefix: prefix, tokenID: entry.tokenID)
+                if entry.rowCount == 0 {
+                    batch.removeValue(forKey: key, in: index.vocabularyTable)
+                    item.changes.append((attribute, entry.token, nil))
+                } else {
+                    try batch.putSealed(TextIndex.encodeVocabularyEntry(entry), forKey: key, in: index.vocabularyTable,
+                                        cipher: store.cipher, scope: index.vocabularyScope)
+                    item.changes.append((attribute, entry.token, entry))
+                }
+            }
+        }
+        pending.append(item)
+    }
+
+    /// Puts the changed row blocks and collects, per token, the rows that gain or lose it.
+    private func writeRowBlocks(_ rows: [(rowID: UInt64, text: RowText?)], of index: TextIndex, savedNextRowID: UInt64,
+                                rowsAreNew: Bool, in store: Store, to batch: inout WriteBatch,
+                                deltas: inout TokenDeltas) throws {
+        var byBlock: [UInt64: [(rowID: UInt64, text: RowText?)]] = [:]
+        for row in rows { byBlock[TextRowBlock.number(of: row.rowID), default: []].append(row) }
+        for (block, changes) in byBlock {
+            // A block whose first row was never saved has no record yet.
+            let mayExist = !rowsAreNew && block << UInt64(TextIndex.rowBlockShift) < savedNextRowID
+            var content = mayExist ? try index.rowBlock(block, in: store) : [:]
+            var changed = false
+            for change in changes {
+                let old = content[change.rowID]
+                guard old != change.text else { continue }
+                changed = true
+                content[change.rowID] = change.text
+                deltas.record(rowID: change.rowID, old: old, new: change.text)
+            }
+            guard changed else { continue }
+            let key = RowIDKey.bytes(block)
+            if content.isEmpty {
+                batch.removeValue(forKey: key, in: index.rowsTable)
+            } else {
+                try batch.putSealed(TextRowBlock.encode(content), forKey: key, in: index.rowsTable,
+                                    cipher: store.cipher, scope: index.rowScope)
+            }
+        }
+    }
+
+    /// Rewrites the posting chunks of one token that gain or lose rows, updating its entry.
+    private func writeChunks(of entry: inout VocabularyEntry, added: [UInt64], removed: [UInt64], prefix: [UInt8],
+                             index: TextIndex, in store: Store, to batch: inout WriteBatch) throws {
+        let shift = UInt64(TextIndex.chunkShift)
+        var chunkNumbers = Set(added.map { UInt32(truncatingIfNeeded: $0 >> shift) })
+        chunkNumbers.formUnion(removed.map { UInt32(truncatingIfNeeded: $0 >> shift) })
+        var chunks = Set(entry.chunks)
+        for chunk in chunkNumbers.sorted() {
+            let range = UInt64(chunk) << shift ..< (UInt64(chunk) + 1) << shift
+            let key = TextIndex.postingKey(prefix: prefix, tokenID: entry.tokenID, chunk: chunk)
+            let existing = chunks.contains(chunk)
+                ? try index.chunk(key: key, in: store) : []
+            let gained = added.filter { range.contains($0) }
+            let lost = removed.filter { range.contains($0) }
+            let merged = PostingList.subtracting(PostingList.union(existing, gained), lost)
+            entry.rowCount = entry.rowCount + UInt64(merged.count) - UInt64(existing.count)
+            if merged.isEmpty {
+                if chunks.remove(chunk) != nil { batch.removeValue(forKey: key, in: index.postingsTable) }
+            } else {
+                chunks.insert(chunk)
+                try batch.putSealed(DataBuffer(bytes: PostingList.encode(merged)), forKey: key, in: index.postingsTable,
+                                    cipher: store.cipher, scope: index.postingScope)
+            }
+        }
+        entry.chunks = chunks.sorted()
+    }
+}
+
+/// Per attribute and token, the rows that gain it and the rows that lose it.
+private struct TokenDeltas {
+    var byAttribute: [String: [ArraySlice<UInt8>: Int]] = [:]
+    var added: [[UInt64]] = []
+    var removed: [[UInt64]] = []
+
+    mutating func record(rowID: UInt64, old: RowText?, new: RowText?) {
+        let attributes = Set((old ?? [:]).keys).union((new ?? [:]).keys)
+        for attribute in attributes {
+            let oldTokens = old?[attribute].map(TextNormalizer.uniqueTokens) ?? []
+            let newTokens = new?[attribute].map(TextNormalizer.uniqueTokens) ?? []
+            var slots = byAttribute[attribute] ?? [:]
+            byAttribute[attribute] = nil
+            for token in newTokens where !oldTokens.contains(token) {
+                added[slot(for: token, in: &slots)].append(rowID)
+            }
+            for token in oldTokens where !newTokens.contains(token) {
+                removed[slot(for: token, in: &slots)].append(rowID)
+            }
+            byAttribute[attribute] = slots
+        }
+    }
+
+    private mutating func slot(for token: ArraySlice<UInt8>, in slots: inout [ArraySlice<UInt8>: Int]) -> Int {
+        if let slot = slots[token] { return slot }
+        let slot = added.count
+        slots[token] = slot
+        added.append([])
+        removed.append([])
+        return slot
+    }
+}
