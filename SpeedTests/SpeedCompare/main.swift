@@ -3,13 +3,14 @@
 // chart (<out>/results.svg) and machine-readable MEDIAN lines (stdout).
 //
 //   SpeedCompare [--scale S] [--repeat N] [--dir PATH] [--engines Larder,SQLite,GRDB,TokyoCabinet]
-//                [--durability full,nosync] [--out SpeedTests]
+//                [--durability full,nosync] [--out SpeedTests] [--workloads FullText,...]
 //
 // The engine executables (<Engine>SpeedTest) sit beside this one; a missing one is skipped with
 // a note. Order: for each durability, for each repetition, for each engine (the engine order is
 // rotated every repetition), the workloads in dependency order in a fresh directory:
 // ComplexInsert, ComplexFetch, SimpleUpdate (complex store), then SimpleInsert, SimpleFetch,
-// SimpleFetchStreaming, PointRead (simple store). Progress goes to stderr.
+// SimpleFetchStreaming, PointRead (simple store); FullText (Larder and SQLite FTS5 only). Progress
+// goes to stderr.
 
 import Foundation
 import SpeedSupport
@@ -23,13 +24,14 @@ struct Options {
     var engines = ["Larder", "SQLite", "GRDB", "TokyoCabinet"]
     var durabilities = ["full", "nosync"]
     var out = "SpeedTests"
+    var workloads = Set(Workload.allCases)
 }
 
 func usage(_ message: String? = nil) -> Never {
     if let message { FileHandle.standardError.write(Data("SpeedCompare: \(message)\n".utf8)) }
     FileHandle.standardError.write(Data("""
         usage: SpeedCompare [--scale S] [--repeat N] [--dir PATH] [--engines Larder,SQLite,GRDB,TokyoCabinet]
-                            [--durability full,nosync] [--out SpeedTests]
+                            [--durability full,nosync] [--out SpeedTests] [--workloads FullText,...]
 
         """.utf8))
     exit(2)
@@ -63,6 +65,10 @@ func parseOptions() -> Options {
             guard !options.durabilities.isEmpty, options.durabilities.allSatisfy({ ["full", "nosync"].contains($0) })
             else { usage("bad --durability \(value)") }
         case "--out": options.out = value
+        case "--workloads":
+            let names = list(value)
+            options.workloads = Set(names.compactMap { Workload(rawValue: $0) })
+            guard options.workloads.count == names.count, !names.isEmpty else { usage("bad --workloads \(value)") }
         default: usage("unknown option \(flag)")
         }
     }
@@ -75,12 +81,14 @@ func parseOptions() -> Options {
 let chains: [[Workload]] = [
     [.complexInsert, .complexFetch, .simpleUpdate],
     [.simpleInsert, .simpleFetch, .simpleFetchStreaming, .pointRead],
+    [.fullText],
 ]
 let workloadOrder: [Workload] = chains.flatMap { $0 }
 
 /// The workloads an engine runs (TokyoCabinet is the raw ceiling for the simple workloads only).
 func workloads(of engine: String) -> Set<Workload> {
-    engine == "TokyoCabinet" ? [.simpleInsert, .simpleFetch, .pointRead] : Set(Workload.allCases)
+    engine == "TokyoCabinet" ? [.simpleInsert, .simpleFetch, .pointRead]
+        : engine == "GRDB" ? Set(Workload.allCases).subtracting([.fullText]) : Set(Workload.allCases)
 }
 
 /// Where this executable lives: `dirname argv0`, or /proc/self/exe when argv0 has no slash.
@@ -286,7 +294,7 @@ for durability in options.durabilities {
             let supported = workloads(of: engine)
             for chain in chains {
                 var brokenBy: Workload?
-                for workload in chain where supported.contains(workload) {
+                for workload in chain where supported.contains(workload) && options.workloads.contains(workload) {
                     let label = "[\(durability) r\(repetition + 1)/\(options.repetitions)] \(engine) \(workload.rawValue)"
                     if let brokenBy {
                         failures.append(Failure(durability: durability, repetition: repetition + 1, engine: engine,
