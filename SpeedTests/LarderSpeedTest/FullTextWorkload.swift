@@ -56,6 +56,12 @@ func fullText() throws {
             return (songs.count, "title_bytes_\(titleBytes)")
         }
         reporter.report(search.phase, timing, path)
+        if ProcessInfo.processInfo.environment["FTS_PROBE"] != nil {
+            let counting = try timedMean {
+                (try store.countOfObjects(of: TitledSong.self, matchingText: search.larder, forAttribute: "title"), "")
+            }
+            reporter.report(search.phase + "_count", counting, path)
+        }
     }
     try store.close()
 }

@@ -139,6 +139,26 @@ private struct ReferenceQuery {
         try store.close()
     }
 
+    @Test func aTokenInThousandsOfRowsSpansSeveralChunks() throws {
+        let directory = TemporaryDirectory("fts-chunks")
+        let store = try makeIndexedStore(directory, titles: (0 ..< 9_000).map { "common word\($0 % 50)" })
+        var songs = try store.allObjects(of: IndexedSong.self)
+        for (offset, song) in songs.enumerated() where offset % 5 == 0 { song.title = "rare" }
+        for (offset, song) in songs.enumerated() where offset % 7 == 1 { try store.delete(song) }
+        try store.insert(IndexedSong("Common again"))
+        try store.saveChanges()
+        songs = try store.allObjects(of: IndexedSong.self)
+        #expect(try store.titleMatches("[[common]]") == songs.filter { $0.title.lowercased().hasPrefix("common") }.map(\.rowID))
+        #expect(try store.titleMatches("[[word7]] !! [[word17]]").count == songs.filter { $0.title.hasSuffix(" word7") }.count)
+        let vocabulary = try #require(try store.entry(for: IndexedSong.self).textIndex?.loadedVocabularies(in: store)["title"])
+        let common = try #require(vocabulary.entry(for: Array("common".utf8)[...]))
+        #expect(common.chunks.count >= 2)
+        #expect(common.rowCount == UInt64(songs.count - songs.filter { $0.title == "rare" }.count))
+        let report = try store.verify()
+        #expect(report.isHealthy, "\(report.problems)")
+        try store.close()
+    }
+
     @Test func randomQueryStringsParseOrThrowTheirError() throws {
         let directory = TemporaryDirectory("fts-fuzz")
         let store = try makeIndexedStore(directory)

@@ -24,18 +24,28 @@ extension Store {
                     }
                 }
             }
-            let (postings, chunks) = try readAllPostings(of: index)
+            let postings = try readAllPostings(of: index)
             var vocabularyTokens: [String: Set<[UInt8]>] = [:]
             try forEachVocabularyEntry(of: index) { attribute, entry in
                 vocabularyTokens[attribute, default: []].insert(entry.token)
-                let rows = postings[attribute]?[entry.tokenID] ?? []
-                let expectedRows = (expected[attribute]?[entry.token] ?? []).sorted()
+                let chunks = postings[attribute]?[entry.tokenID] ?? [:]
                 let name = "'\(String(decoding: entry.token, as: UTF8.self))' in \(attribute)"
+                guard Set(entry.chunks.map(\.id)) == Set(chunks.keys), entry.chunks.count == chunks.count else {
+                    problems.append("chunk list of \(name) is wrong")
+                    return
+                }
+                var rows: [UInt64] = []
+                for (position, chunk) in entry.chunks.enumerated() {
+                    let chunkRows = chunks[chunk.id] ?? []
+                    let end = position + 1 < entry.chunks.count ? entry.chunks[position + 1].firstRowID : UInt64.max
+                    if chunkRows.first != chunk.firstRowID || (chunkRows.last ?? 0) >= end {
+                        problems.append("a posting chunk of \(name) holds rows out of its range")
+                    }
+                    rows += chunkRows
+                }
+                let expectedRows = (expected[attribute]?[entry.token] ?? []).sorted()
                 if rows != expectedRows { problems.append("postings of \(name) disagree with the row texts") }
                 if UInt64(rows.count) != entry.rowCount { problems.append("row count of \(name) is wrong") }
-                if entry.chunks != (chunks[attribute]?[entry.tokenID] ?? []).sorted() {
-                    problems.append("chunk list of \(name) is wrong")
-                }
             }
             for (attribute, tokens) in expected {
                 let missing = tokens.keys.filter { vocabularyTokens[attribute]?.contains($0) != true }
@@ -47,11 +57,9 @@ extension Store {
         return problems.prefix(20).map { .textIndexMismatch(class: index.className, reason: $0) }
     }
 
-    /// Every posting record: rows and chunk numbers per attribute and token ID.
-    private func readAllPostings(of index: TextIndex) throws
-        -> ([String: [UInt32: [UInt64]]], [String: [UInt32: Set<UInt32>]]) {
-        var postings: [String: [UInt32: [UInt64]]] = [:]
-        var chunks: [String: [UInt32: Set<UInt32>]] = [:]
+    /// Every posting record: its rows per attribute, token ID and chunk ID.
+    private func readAllPostings(of index: TextIndex) throws -> [String: [UInt32: [UInt32: [UInt64]]]] {
+        var postings: [String: [UInt32: [UInt32: [UInt64]]]] = [:]
         try backend.forEachRecord(in: index.postingsTable) { key, value in
             guard let parsed = TextIndex.parseKey(key), let chunk = parsed.chunk else {
                 throw StoreError.corruptTextIndex(class: index.className, reason: "malformed posting key")
@@ -59,18 +67,10 @@ extension Store {
             var buffer = try index.open(value, key: key, scope: index.postingScope, cipher: cipher, what: "posting")
             var rows: [UInt64] = []
             try index.decode("a posting record") { try PostingList.decode(&buffer, appendingTo: &rows) }
-            let shift = UInt64(TextIndex.chunkShift)
-            guard rows.allSatisfy({ $0 >> shift == UInt64(chunk) }) else {
-                throw StoreError.corruptTextIndex(class: index.className, reason: "a posting chunk holds rows of another chunk")
-            }
-            postings[parsed.attribute, default: [:]][parsed.tokenID, default: []] += rows
-            chunks[parsed.attribute, default: [:]][parsed.tokenID, default: []].insert(chunk)
+            postings[parsed.attribute, default: [:]][parsed.tokenID, default: [:]][chunk] = rows
             return true
         }
-        for (attribute, byToken) in postings {
-            for (tokenID, rows) in byToken { postings[attribute]?[tokenID] = rows.sorted() }
-        }
-        return (postings, chunks)
+        return postings
     }
 
     private func forEachVocabularyEntry(of index: TextIndex, _ body: (String, VocabularyEntry) -> Void) throws {

@@ -24,8 +24,9 @@ internal final class TextIndex {
     /// The next token ID to hand out (IDs of tokens no row holds any more may be reused).
     var nextTokenID: UInt32 = 1
 
-    /// Rows per posting chunk: 2^16.
-    static let chunkShift = 16
+    /// The most rowIDs a posting chunk holds: a save that adds rows to a token rewrites its
+    /// last chunk, at most this many rowIDs.
+    static let maxChunkRows = 4_096
     /// Rows per row block: 2^6.
     static let rowBlockShift = 6
     /// The registry record's format.
@@ -146,10 +147,11 @@ internal final class TextIndex {
         buffer.write(entry.token)
         buffer.writeVarInt(entry.rowCount)
         buffer.writeVarInt(UInt64(entry.chunks.count))
-        var previous: UInt32 = 0
+        var previous: UInt64 = 0
         for chunk in entry.chunks {
-            buffer.writeVarInt(UInt64(chunk - previous))
-            previous = chunk
+            buffer.writeVarInt(UInt64(chunk.id))
+            buffer.writeVarInt(chunk.firstRowID - previous)
+            previous = chunk.firstRowID
         }
         return buffer
     }
@@ -159,15 +161,16 @@ internal final class TextIndex {
         let rowCount = try buffer.readVarInt()
         let count = try buffer.readVarInt()
         guard count <= UInt64(buffer.remainingCount) else { throw DataBufferError.valueOutOfRange(offset: buffer.readPosition) }
-        var chunks: [UInt32] = []
+        var chunks: [PostingChunk] = []
         var previous: UInt64 = 0
         for index in 0 ..< count {
+            let id = try buffer.readVarInt()
             let gap = try buffer.readVarInt()
-            guard index == 0 || gap > 0, previous + gap <= UInt64(UInt32.max) else {
+            guard id <= UInt64(UInt32.max), index == 0 || gap > 0, gap <= UInt64.max - previous else {
                 throw DataBufferError.valueOutOfRange(offset: buffer.readPosition)
             }
             previous += gap
-            chunks.append(UInt32(previous))
+            chunks.append(PostingChunk(id: UInt32(id), firstRowID: previous))
         }
         return VocabularyEntry(tokenID: tokenID, token: token, rowCount: rowCount, chunks: chunks)
     }
@@ -190,7 +193,7 @@ internal final class TextIndex {
         let prefix = Self.attributePrefix(attribute)
         var rowIDs: [UInt64] = []
         for chunk in entry.chunks {
-            rowIDs += try self.chunk(key: Self.postingKey(prefix: prefix, tokenID: entry.tokenID, chunk: chunk), in: store)
+            rowIDs += try self.chunk(key: Self.postingKey(prefix: prefix, tokenID: entry.tokenID, chunk: chunk.id), in: store)
         }
         return rowIDs
     }

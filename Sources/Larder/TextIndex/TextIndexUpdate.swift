@@ -36,7 +36,7 @@ internal struct TextIndexUpdate {
         if !index.isRegistered {
             var record = DataBuffer()
             record.writeVarInt(TextIndex.formatVersion)
-            record.writeVarInt(UInt64(TextIndex.chunkShift))
+            record.writeVarInt(UInt64(TextIndex.maxChunkRows))
             record.writeVarInt(UInt64(TextIndex.rowBlockShift))
             try batch.putSealed(record, forKey: TextIndex.registryKey(for: index.className), in: Store.metadataTable)
         }
@@ -104,30 +104,55 @@ internal struct TextIndexUpdate {
     }
 
     /// Rewrites the posting chunks of one token that gain or lose rows, updating its entry.
+    /// A row goes to the last chunk whose first rowID is not above it (or to the first chunk);
+    /// a chunk that grows past the limit is split, one that empties is removed.
     private func writeChunks(of entry: inout VocabularyEntry, added: [UInt64], removed: [UInt64], prefix: [UInt8],
                              index: TextIndex, in store: Store, to batch: inout WriteBatch) throws {
-        let shift = UInt64(TextIndex.chunkShift)
-        var chunkNumbers = Set(added.map { UInt32(truncatingIfNeeded: $0 >> shift) })
-        chunkNumbers.formUnion(removed.map { UInt32(truncatingIfNeeded: $0 >> shift) })
-        var chunks = Set(entry.chunks)
-        for chunk in chunkNumbers.sorted() {
-            let range = UInt64(chunk) << shift ..< (UInt64(chunk) + 1) << shift
-            let key = TextIndex.postingKey(prefix: prefix, tokenID: entry.tokenID, chunk: chunk)
-            let existing = chunks.contains(chunk)
-                ? try index.chunk(key: key, in: store) : []
-            let gained = added.filter { range.contains($0) }
-            let lost = removed.filter { range.contains($0) }
-            let merged = PostingList.subtracting(PostingList.union(existing, gained), lost)
+        let chunks = entry.chunks
+        func chunkIndex(of rowID: UInt64) -> Int {
+            var low = 0, high = chunks.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if chunks[middle].firstRowID <= rowID { low = middle } else { high = middle - 1 }
+            }
+            return low
+        }
+        var gained: [Int: [UInt64]] = [:], lost: [Int: [UInt64]] = [:]
+        if chunks.isEmpty {
+            gained[0] = added
+        } else {
+            for rowID in added { gained[chunkIndex(of: rowID), default: []].append(rowID) }
+            for rowID in removed { lost[chunkIndex(of: rowID), default: []].append(rowID) }
+        }
+        var nextID = (chunks.map(\.id).max() ?? 0) + (chunks.isEmpty ? 0 : 1)
+        var result: [PostingChunk] = []
+        for position in 0 ..< max(chunks.count, 1) {
+            let rowsGained = gained[position] ?? [], rowsLost = lost[position] ?? []
+            if position < chunks.count, rowsGained.isEmpty, rowsLost.isEmpty {
+                result.append(chunks[position])
+                continue
+            }
+            let id = position < chunks.count ? chunks[position].id : nextID
+            if position >= chunks.count { nextID += 1 }
+            let key = TextIndex.postingKey(prefix: prefix, tokenID: entry.tokenID, chunk: id)
+            let existing = position < chunks.count ? try index.chunk(key: key, in: store) : []
+            let merged = PostingList.subtracting(PostingList.union(existing, rowsGained), rowsLost)
             entry.rowCount = entry.rowCount + UInt64(merged.count) - UInt64(existing.count)
             if merged.isEmpty {
-                if chunks.remove(chunk) != nil { batch.removeValue(forKey: key, in: index.postingsTable) }
-            } else {
-                chunks.insert(chunk)
-                try batch.putSealed(DataBuffer(bytes: PostingList.encode(merged)), forKey: key, in: index.postingsTable,
+                batch.removeValue(forKey: key, in: index.postingsTable)
+                continue
+            }
+            for start in stride(from: 0, to: merged.count, by: TextIndex.maxChunkRows) {
+                let piece = Array(merged[start ..< min(start + TextIndex.maxChunkRows, merged.count)])
+                let pieceID = start == 0 ? id : nextID
+                if start > 0 { nextID += 1 }
+                let pieceKey = TextIndex.postingKey(prefix: prefix, tokenID: entry.tokenID, chunk: pieceID)
+                try batch.putSealed(DataBuffer(bytes: PostingList.encode(piece)), forKey: pieceKey, in: index.postingsTable,
                                     cipher: store.cipher, scope: index.postingScope)
+                result.append(PostingChunk(id: pieceID, firstRowID: piece[0]))
             }
         }
-        entry.chunks = chunks.sorted()
+        entry.chunks = result
     }
 }
 

@@ -1,6 +1,13 @@
 // TextVocabulary: the tokens of one indexed attribute, held in memory once loaded: each with its
-// token ID, how many rows hold it and which posting chunks exist. Wildcard terms ([[*brain*]])
-// scan it as one byte string, "\0token\0token\0...", so a match costs a memchr pass.
+// token ID, how many rows hold it and its posting chunks. Wildcard terms ([[*brain*]]) look up
+// the tokens through an index of the 3-byte substrings (trigrams) of every token, built on first
+// use: the rarest trigram of the word gives a few candidates, each checked.
+
+/// One posting record of a token: its number (in the record's key) and its smallest rowID.
+internal struct PostingChunk: Equatable {
+    var id: UInt32
+    var firstRowID: UInt64
+}
 
 /// What the index knows about one token of one attribute.
 internal struct VocabularyEntry: Equatable {
@@ -8,16 +15,16 @@ internal struct VocabularyEntry: Equatable {
     var token: [UInt8]
     /// Rows holding the token.
     var rowCount: UInt64
-    /// Chunk numbers (rowID >> chunkShift) that have a posting record, ascending.
-    var chunks: [UInt32]
+    /// The token's posting records, ascending by first rowID; each holds the rowIDs from its
+    /// first up to the next one's first.
+    var chunks: [PostingChunk]
 }
 
 /// The vocabulary of one attribute of one class.
 internal final class TextVocabulary {
     private(set) var entries: [ArraySlice<UInt8>: VocabularyEntry] = [:]
-    private var searchBytes: [UInt8] = []
-    private var searchStarts: [Int] = []
-    private var searchTokens: [[UInt8]] = []
+    private var tokens: [[UInt8]] = []
+    private var trigrams: [UInt32: [Int32]] = [:]
     private var searchIsStale = true
 
     var isEmpty: Bool { entries.isEmpty }
@@ -33,52 +40,46 @@ internal final class TextVocabulary {
     /// The entries of the tokens matching `word` as `match` says.
     func matching(_ word: [UInt8], _ match: TokenMatch) -> [VocabularyEntry] {
         if match == .exact { return entries[word[...]].map { [$0] } ?? [] }
-        rebuildSearchBytesIfNeeded()
-        var pattern = word
-        if match == .prefix { pattern.insert(0, at: 0) }
-        if match == .suffix { pattern.append(0) }
-        var found: [VocabularyEntry] = []
-        var lastIndex = -1
-        searchBytes.withUnsafeBufferPointer { bytes in
-            pattern.withUnsafeBufferPointer { pattern in
-                var position = 0
-                while let offset = ByteSearch.firstOccurrence(of: pattern, in: bytes, from: position) {
-                    // A prefix pattern starts at the separator before its token.
-                    let tokenIndex = self.tokenIndex(at: match == .prefix ? offset + 1 : offset)
-                    if tokenIndex != lastIndex, let entry = entries[searchTokens[tokenIndex][...]] {
-                        found.append(entry)
-                        lastIndex = tokenIndex
-                    }
-                    position = offset + 1
-                }
+        rebuildSearchIndexIfNeeded()
+        func matches(_ token: [UInt8]) -> Bool {
+            switch match {
+            case .exact: return token == word
+            case .prefix: return token.starts(with: word)
+            case .suffix: return token.count >= word.count && token.suffix(word.count).elementsEqual(word)
+            case .contains: return TextNormalizer.contains(token, word)
             }
         }
-        return found
-    }
-
-    /// The index of the token whose bytes contain `offset`.
-    private func tokenIndex(at offset: Int) -> Int {
-        var low = 0, high = searchStarts.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if searchStarts[middle] <= offset { low = middle } else { high = middle - 1 }
+        var candidates: [Int32]?
+        if word.count >= 3 {
+            for start in 0 ... word.count - 3 {
+                let list = trigrams[Self.trigram(word, at: start)] ?? []
+                if candidates == nil || list.count < candidates?.count ?? 0 { candidates = list }
+            }
         }
-        return low
+        let indexes = candidates.map { $0.map(Int.init) } ?? Array(tokens.indices)
+        return indexes.compactMap { index in
+            matches(tokens[index]) ? entries[tokens[index][...]] : nil
+        }
     }
 
-    private func rebuildSearchBytesIfNeeded() {
+    private static func trigram(_ bytes: [UInt8], at start: Int) -> UInt32 {
+        UInt32(bytes[start]) << 16 | UInt32(bytes[start + 1]) << 8 | UInt32(bytes[start + 2])
+    }
+
+    private func rebuildSearchIndexIfNeeded() {
         guard searchIsStale else { return }
         searchIsStale = false
-        searchBytes = [0]
-        searchStarts = []
-        searchTokens = []
-        searchStarts.reserveCapacity(entries.count)
-        searchTokens.reserveCapacity(entries.count)
-        for token in entries.keys {
-            searchStarts.append(searchBytes.count)
-            searchTokens.append(Array(token))
-            searchBytes.append(contentsOf: token)
-            searchBytes.append(0)
+        tokens = entries.keys.map { Array($0) }
+        trigrams = [:]
+        for (index, token) in tokens.enumerated() where token.count >= 3 {
+            var previous: UInt32?
+            for start in 0 ... token.count - 3 {
+                let gram = Self.trigram(token, at: start)
+                // A token lists once under each trigram (repeats are usually adjacent).
+                if gram == previous || trigrams[gram]?.last == Int32(index) { continue }
+                trigrams[gram, default: []].append(Int32(index))
+                previous = gram
+            }
         }
     }
 }
