@@ -248,3 +248,37 @@ extension Store {
         try store.close()
     }
 }
+
+/// The class of docs/FORMAT.md's example (section 15.6).
+final class FormatExampleSong: StoredObject {
+    @Stored var title = ""
+    override class var storageName: String { "Song" }
+    override func writeContent(to buffer: inout DataBuffer) { buffer.write(title) }
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws { title = try buffer.readString() }
+    override func indexedText() -> [String: String] { ["title": title] }
+}
+
+@Suite struct TextSearchFormatTests {
+    @Test func theBytesOfTheFormatDocumentsExample() throws {
+        let directory = TemporaryDirectory("fts-format")
+        let store = try Store(path: directory.path)
+        try store.register(FormatExampleSong.self)
+        let song = FormatExampleSong()
+        song.title = "Kind of Blue"
+        try store.insert(song)
+        try store.saveChanges()
+        func hex(_ key: [UInt8], in table: String) throws -> String {
+            try store.backend.withValue(forKey: key, in: table) { value in
+                value.map { $0.map { String(format: "%02x", $0) }.joined(separator: " ") } ?? "none"
+            }
+        }
+        let title: [UInt8] = [0x05] + Array("title".utf8)
+        #expect(try hex(Array("text/Song".utf8), in: "_store") == "02 01 01 80 20 06 0a f5 1d 8e")
+        #expect(try hex([0, 0, 0, 0, 0, 0, 0, 0], in: "_textrows.Song")
+            == "02 01 01 01 01 05 74 69 74 6c 65 0c 6b 69 6e 64 20 6f 66 20 62 6c 75 65 0e f5 f8 5e")
+        #expect(try hex(title + [0, 0, 0, 3], in: "_textvocab.Song") == "02 01 04 62 6c 75 65 01 01 00 01 71 50 a2 18")
+        #expect(try hex(title + [0, 0, 0, 3, 0, 0, 0, 0], in: "_text.Song") == "02 01 01 01 67 93 e9 b5")
+        #expect(try store.backend.recordCount(in: "_textvocab.Song") == 3)
+        try store.close()
+    }
+}

@@ -44,10 +44,12 @@ internal struct TextIndexUpdate {
         try writeRowBlocks(rows, of: index, savedNextRowID: savedNextRowID, rowsAreNew: rowsAreNew,
                            in: store, to: &batch, deltas: &deltas)
         var item = Pending(index: index, vocabularies: vocabularies, changes: [], nextTokenID: nextTokenID)
-        for (attribute, slots) in deltas.byAttribute {
+        // Attributes by name, tokens in order of first appearance: new token IDs are the same
+        // on every run.
+        for (attribute, slots) in deltas.byAttribute.sorted(by: { $0.key < $1.key }) {
             let prefix = TextIndex.attributePrefix(attribute)
             let vocabulary = vocabularies[attribute]
-            for (token, slot) in slots {
+            for (token, slot) in slots.sorted(by: { $0.value < $1.value }) {
                 let added = PostingList.normalized(deltas.added[slot])
                 let removed = PostingList.normalized(deltas.removed[slot])
                 var entry: VocabularyEntry
