@@ -282,3 +282,22 @@ final class FormatExampleSong: StoredObject {
         try store.close()
     }
 }
+
+extension TextSearchFormatTests {
+    /// README's example, with its results.
+    @Test func theReadmeExample() throws {
+        let directory = TemporaryDirectory("fts-readme")
+        let store = try Store(path: directory.path)
+        try store.register(IndexedSong.self)
+        for (title, artist) in [("Blue in Green", "Miles Davis"), ("Bluebird", "Charlie Parker"),
+                                ("Café Blue", "Patricia Barber")] {
+            try store.insert(IndexedSong(title, artist: artist))
+        }
+        try store.saveChanges()
+        let blue = try store.objects(of: IndexedSong.self, matchingText: "[[blue]]", forAttribute: "title")
+        #expect(blue.map(\.title) == ["Blue in Green", "Café Blue"])
+        #expect(try store.countOfObjects(of: IndexedSong.self, matchingText: "[[blue*]] !! bird", forAttribute: "title") == 2)
+        #expect(try store.countOfObjects(of: IndexedSong.self, matchingText: "[[parker]]", forAttribute: "artist") == 1)
+        try store.close()
+    }
+}
