@@ -416,7 +416,7 @@ let sizes = WorkloadSizes(scale: Double(options.scale) ?? 1)
 line("# Larder speed comparison")
 line()
 line("- Date: \(dateFormatter.string(from: started)) (run took \(formatTime(Date().timeIntervalSince(started))))")
-line("- Scale: \(options.scale) (ComplexInsert: \(sizes.complexRounds) rounds of \(sizes.complexSongs) songs and \(sizes.complexPlaylists) playlists of \(sizes.songsPerPlaylist) songs; SimpleInsert: \(sizes.simpleSongs) songs; PointRead: \(sizes.pointReads) lookups)")
+line("- Scale: \(options.scale) (ComplexInsert: \(sizes.complexRounds) rounds of \(sizes.complexSongs) songs and \(sizes.complexPlaylists) playlists of \(sizes.songsPerPlaylist) songs; SimpleInsert: \(sizes.simpleSongs) songs; PointRead: \(sizes.pointReads) lookups; FullText: \(sizes.fullTextTitles) titles)")
 line("- Repetitions: \(options.repetitions); every number is the median over the repetitions")
 line("- Engines: \(engines.joined(separator: ", ")); durability: \(options.durabilities.joined(separator: ", "))")
 line("- Machine: `\(uname)`; nproc \(nproc); MemTotal \(memTotal) (\(String(format: "%.1f", memGiB)) GiB)")
@@ -428,7 +428,7 @@ line("""
 
     - Each workload ran in its own process (`<Engine>SpeedTest <Workload> --dir … --scale … --durability …`), \
     in a fresh directory per engine and repetition, in dependency order (ComplexInsert → ComplexFetch → \
-    SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead); the engine order was rotated \
+    SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead; FullText); the engine order was rotated \
     every repetition. Fetches therefore read a store just written (warm page cache) for every engine.
     - Durability `full`: each engine's durable commit (SQLite and GRDB: WAL + `synchronous=FULL`); \
     `nosync`: no fsync (WAL + `synchronous=OFF`).

@@ -181,3 +181,14 @@ private struct ReferenceQuery {
         try store.close()
     }
 }
+
+extension TextSearchRandomTests {
+    @Test func aQueryOfTooManyTermsIsRefusedNotEvaluated() throws {
+        let directory = TemporaryDirectory("fts-long")
+        let store = try makeIndexedStore(directory)
+        let query = Array(repeating: "blue", count: 5_000).joined(separator: " || ")
+        #expect(throws: SearchQueryError.self) { try store.titleMatches(query) }
+        #expect(try store.titleMatches(Array(repeating: "blue", count: 400).joined(separator: " || ")) == [1, 2, 5, 7, 9])
+        try store.close()
+    }
+}

@@ -29,11 +29,18 @@ internal indirect enum SearchQuery: Equatable, Sendable {
     /// Rows of the first that are not in the second.
     case not(SearchQuery, SearchQuery)
 
+    /// The most terms and operators a query may have.
+    static let maxItems = 1_000
+
     /// Parses `text`; a malformed query throws a ``SearchQueryError`` with its position.
     static func parse(_ text: String) throws(SearchQueryError) -> SearchQuery {
         var lexer = SearchQueryLexer(text)
         let items = try lexer.items()
         guard !items.isEmpty else { throw SearchQueryError(position: 0, message: "empty query") }
+        // Evaluation recurses once per operator: bound the depth.
+        if items.count > maxItems {
+            throw SearchQueryError(position: items[maxItems].position, message: "more than \(maxItems) terms and operators")
+        }
         var index = 0
         func operand() throws(SearchQueryError) -> SearchQuery {
             guard index < items.count else {

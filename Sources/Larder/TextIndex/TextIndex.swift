@@ -132,7 +132,7 @@ internal final class TextIndex {
             return true
         }
         vocabularies = loaded
-        nextTokenID = maxTokenID + 1
+        nextTokenID = maxTokenID &+ 1
         return loaded
     }
 

@@ -58,6 +58,9 @@ internal struct TextIndexUpdate {
                 } else {
                     guard !added.isEmpty else { continue }
                     entry = VocabularyEntry(tokenID: item.nextTokenID, token: Array(token), rowCount: 0, chunks: [])
+                    guard item.nextTokenID < UInt32.max else {
+                        throw StoreError.corruptTextIndex(class: index.className, reason: "no token ID left")
+                    }
                     item.nextTokenID += 1
                 }
                 try writeChunks(of: &entry, added: added, removed: removed, prefix: prefix, index: index,
@@ -126,7 +129,7 @@ internal struct TextIndexUpdate {
             for rowID in added { gained[chunkIndex(of: rowID), default: []].append(rowID) }
             for rowID in removed { lost[chunkIndex(of: rowID), default: []].append(rowID) }
         }
-        var nextID = (chunks.map(\.id).max() ?? 0) + (chunks.isEmpty ? 0 : 1)
+        var nextID = (chunks.map(\.id).max() ?? 0) &+ (chunks.isEmpty ? 0 : 1)
         var result: [PostingChunk] = []
         for position in 0 ..< max(chunks.count, 1) {
             let rowsGained = gained[position] ?? [], rowsLost = lost[position] ?? []
@@ -135,11 +138,12 @@ internal struct TextIndexUpdate {
                 continue
             }
             let id = position < chunks.count ? chunks[position].id : nextID
-            if position >= chunks.count { nextID += 1 }
+            if position >= chunks.count { nextID &+= 1 }
             let key = TextIndex.postingKey(prefix: prefix, tokenID: entry.tokenID, chunk: id)
             let existing = position < chunks.count ? try index.chunk(key: key, in: store) : []
             let merged = PostingList.subtracting(PostingList.union(existing, rowsGained), rowsLost)
-            entry.rowCount = entry.rowCount + UInt64(merged.count) - UInt64(existing.count)
+            // Clamped: a damaged row count must not stop the save.
+            entry.rowCount = UInt64(max(0, Int64(clamping: entry.rowCount) + Int64(merged.count) - Int64(existing.count)))
             if merged.isEmpty {
                 batch.removeValue(forKey: key, in: index.postingsTable)
                 continue
@@ -147,7 +151,7 @@ internal struct TextIndexUpdate {
             for start in stride(from: 0, to: merged.count, by: TextIndex.maxChunkRows) {
                 let piece = Array(merged[start ..< min(start + TextIndex.maxChunkRows, merged.count)])
                 let pieceID = start == 0 ? id : nextID
-                if start > 0 { nextID += 1 }
+                if start > 0 { nextID &+= 1 }
                 let pieceKey = TextIndex.postingKey(prefix: prefix, tokenID: entry.tokenID, chunk: pieceID)
                 try batch.putSealed(DataBuffer(bytes: PostingList.encode(piece)), forKey: pieceKey, in: index.postingsTable,
                                     cipher: store.cipher, scope: index.postingScope)
