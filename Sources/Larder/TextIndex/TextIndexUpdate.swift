@@ -53,11 +53,11 @@ internal struct TextIndexUpdate {
                 let added = PostingList.normalized(deltas.added[slot])
                 let removed = PostingList.normalized(deltas.removed[slot])
                 var entry: VocabularyEntry
-                if let existing = vocabulary?.entry(for: token) {
+                if let existing = vocabulary?.entry(for: token.bytes) {
                     entry = existing
                 } else {
                     guard !added.isEmpty else { continue }
-                    entry = VocabularyEntry(tokenID: item.nextTokenID, token: Array(token), rowCount: 0, chunks: [])
+                    entry = VocabularyEntry(tokenID: item.nextTokenID, token: Array(token.bytes), rowCount: 0, chunks: [])
                     guard item.nextTokenID < UInt32.max else {
                         throw StoreError.corruptTextIndex(class: index.className, reason: "no token ID left")
                     }
@@ -83,14 +83,22 @@ internal struct TextIndexUpdate {
     private func writeRowBlocks(_ rows: [(rowID: UInt64, text: RowText?)], of index: TextIndex, savedNextRowID: UInt64,
                                 rowsAreNew: Bool, in store: Store, to batch: inout WriteBatch,
                                 deltas: inout TokenDeltas) throws {
-        var byBlock: [UInt64: [(rowID: UInt64, text: RowText?)]] = [:]
-        for row in rows { byBlock[TextRowBlock.number(of: row.rowID), default: []].append(row) }
-        for (block, changes) in byBlock {
+        // Rows in rowID order (a save's inserts already are), taken a block at a time.
+        var order = Array(rows.indices)
+        if zip(rows, rows.dropFirst()).contains(where: { $0.rowID > $1.rowID }) {
+            order.sort { rows[$0].rowID < rows[$1].rowID }
+        }
+        var start = 0
+        while start < order.count {
+            let block = TextRowBlock.number(of: rows[order[start]].rowID)
+            var end = start + 1
+            while end < order.count, TextRowBlock.number(of: rows[order[end]].rowID) == block { end += 1 }
+            defer { start = end }
             // A block whose first row was never saved has no record yet.
             let mayExist = !rowsAreNew && block << UInt64(TextIndex.rowBlockShift) < savedNextRowID
             var content = mayExist ? try index.rowBlock(block, in: store) : [:]
             var changed = false
-            for change in changes {
+            for change in order[start ..< end].map({ rows[$0] }) {
                 let old = content[change.rowID]
                 guard old != change.text else { continue }
                 changed = true
@@ -164,11 +172,20 @@ internal struct TextIndexUpdate {
 
 /// Per attribute and token, the rows that gain it and the rows that lose it.
 private struct TokenDeltas {
-    var byAttribute: [String: [ArraySlice<UInt8>: Int]] = [:]
+    var byAttribute: [String: [TokenKey: Int]] = [:]
     var added: [[UInt64]] = []
     var removed: [[UInt64]] = []
 
     mutating func record(rowID: UInt64, old: RowText?, new: RowText?) {
+        if old == nil, let new {   // a new row: every token is gained
+            for (attribute, text) in new {
+                var slots = byAttribute[attribute] ?? [:]
+                byAttribute[attribute] = nil
+                for token in TextNormalizer.uniqueTokens(text) { added[slot(for: token, in: &slots)].append(rowID) }
+                byAttribute[attribute] = slots
+            }
+            return
+        }
         let attributes = Set((old ?? [:]).keys).union((new ?? [:]).keys)
         for attribute in attributes {
             let oldTokens = old?[attribute].map(TextNormalizer.uniqueTokens) ?? []
@@ -185,10 +202,11 @@ private struct TokenDeltas {
         }
     }
 
-    private mutating func slot(for token: ArraySlice<UInt8>, in slots: inout [ArraySlice<UInt8>: Int]) -> Int {
-        if let slot = slots[token] { return slot }
+    private mutating func slot(for token: ArraySlice<UInt8>, in slots: inout [TokenKey: Int]) -> Int {
+        let key = TokenKey(token)
+        if let slot = slots[key] { return slot }
         let slot = added.count
-        slots[token] = slot
+        slots[key] = slot
         added.append([])
         removed.append([])
         return slot
