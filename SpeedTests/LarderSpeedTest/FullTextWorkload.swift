@@ -45,9 +45,10 @@ func fullText() throws {
                     check: "index_bytes_\(indexBytes)")
 
     let store = try open()
-    // The first search of a store reads the vocabulary into memory.
+    // The first search of a store reads the vocabulary into memory; the first wildcard search
+    // indexes its trigrams.
     try reporter.measure(phase: "open_index", storePath: path) {
-        (try store.countOfObjects(of: TitledSong.self, matchingText: "[[qqqqqq]]", forAttribute: "title"), "vocabulary")
+        (try store.countOfObjects(of: TitledSong.self, matchingText: "[[*qqqqqq*]]", forAttribute: "title"), "vocabulary")
     }
     for search in corpus.searches {
         let timing = try timedMean {
