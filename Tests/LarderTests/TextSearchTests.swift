@@ -200,8 +200,15 @@ extension Store {
         let store = try Store(path: directory.path)
         try store.register(LateIndexedNote.self)
         #expect(try store.objects(of: LateIndexedNote.self, matchingText: "milk", forAttribute: "body").isEmpty)
+        let note = LateIndexedNote()
+        note.body = "milk again"
+        try store.insert(note)
+        try store.saveChanges()
+        #expect(try store.objects(of: LateIndexedNote.self, matchingText: "milk", forAttribute: "body").map(\.rowID) == [4])
+        // The three notes saved before are not in the index: verify says so.
+        #expect(try store.verify().problems.contains { "\($0)".contains("3 rows are not indexed, the first 1") })
         try store.rebuildTextIndex(of: LateIndexedNote.self)
-        #expect(try store.objects(of: LateIndexedNote.self, matchingText: "milk", forAttribute: "body").map(\.rowID) == [1, 3])
+        #expect(try store.objects(of: LateIndexedNote.self, matchingText: "milk", forAttribute: "body").map(\.rowID) == [1, 3, 4])
         #expect(try store.verify().isHealthy)
         try store.close()
     }

@@ -59,10 +59,8 @@ extension Store {
             }
             for key in keys { batch.removeValue(forKey: key, in: table) }
         }
-        var rows: [(rowID: UInt64, text: RowText?)] = []
-        try forEachStoredObject(of: type) { object in
-            if let text = Self.normalizedText(of: object) { rows.append((object.rowID, text)) }
-        }
+        var rows: [TextIndexUpdate.Row] = []
+        try forEachStoredObject(of: type) { rows.append(($0.rowID, $0)) }
         var update = TextIndexUpdate()
         try update.add(rows, of: index, savedNextRowID: entry.savedNextRowID, rowsAreNew: true,
                        vocabularies: [:], nextTokenID: 1, in: self, to: &batch)
@@ -109,10 +107,10 @@ extension Store {
     /// nil (at no cost) when no registered class has an index.
     internal func addTextIndexChanges(to batch: inout WriteBatch) throws -> TextIndexUpdate? {
         guard entriesByType.values.contains(where: { $0.textIndex != nil }) else { return nil }
-        var rowsByEntry: [ObjectIdentifier: [(rowID: UInt64, text: RowText?)]] = [:]
+        var rowsByEntry: [ObjectIdentifier: [TextIndexUpdate.Row]] = [:]
         func note(_ object: StoredObject, _ change: PendingChange, deleted: Bool) {
             guard object.pendingChange == change, let entry = object.entry, entry.textIndex != nil else { return }
-            rowsByEntry[ObjectIdentifier(entry), default: []].append((object.rowID, deleted ? nil : Self.normalizedText(of: object)))
+            rowsByEntry[ObjectIdentifier(entry), default: []].append((object.rowID, deleted ? nil : object))
         }
         for object in updatedObjects { note(object, .updated, deleted: false) }
         for object in insertedObjects { note(object, .inserted, deleted: false) }

@@ -12,8 +12,10 @@ extension Store {
                 problems.append(objectTexts[rowID] == nil ? "row \(rowID) is indexed but has no such object text"
                                 : "row \(rowID) is indexed with an old text")
             }
-            for rowID in objectTexts.keys where rowTexts[rowID] == nil {
-                problems.append("row \(rowID) is not indexed")
+            let unindexed = objectTexts.keys.filter { rowTexts[$0] == nil }
+            if let first = unindexed.min() {
+                problems.append("\(unindexed.count) rows are not indexed, the first \(first) (rebuildTextIndex(of:) "
+                                + "indexes objects saved before their class declared indexed text)")
             }
             // What the row texts give: per attribute and token, the rows.
             var expected: [String: [[UInt8]: [UInt64]]] = [:]

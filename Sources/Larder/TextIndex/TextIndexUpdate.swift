@@ -14,6 +14,10 @@ internal struct TextIndexUpdate {
 
     private var pending: [Pending] = []
 
+    /// A row to index: its object, or nil for a deleted row. The object's text is normalized
+    /// when its block is written, so a big save does not hold every row's text at once.
+    typealias Row = (rowID: UInt64, object: StoredObject?)
+
     /// Makes the in-memory vocabularies match the applied batch.
     func adopt() {
         for item in pending {
@@ -28,9 +32,9 @@ internal struct TextIndexUpdate {
         }
     }
 
-    /// Adds the index changes of `rows` (rowID -> new text, nil for none) to `batch`.
+    /// Adds the index changes of `rows` to `batch`.
     /// `rowsAreNew`: every row block is known to be empty (a rebuild after clearing the tables).
-    mutating func add(_ rows: [(rowID: UInt64, text: RowText?)], of index: TextIndex, savedNextRowID: UInt64,
+    mutating func add(_ rows: [Row], of index: TextIndex, savedNextRowID: UInt64,
                       rowsAreNew: Bool = false, vocabularies: [String: TextVocabulary], nextTokenID: UInt32,
                       in store: Store, to batch: inout WriteBatch) throws {
         if !index.isRegistered {
@@ -80,7 +84,7 @@ internal struct TextIndexUpdate {
     }
 
     /// Puts the changed row blocks and collects, per token, the rows that gain or lose it.
-    private func writeRowBlocks(_ rows: [(rowID: UInt64, text: RowText?)], of index: TextIndex, savedNextRowID: UInt64,
+    private func writeRowBlocks(_ rows: [Row], of index: TextIndex, savedNextRowID: UInt64,
                                 rowsAreNew: Bool, in store: Store, to batch: inout WriteBatch,
                                 deltas: inout TokenDeltas) throws {
         // Rows in rowID order (a save's inserts already are), taken a block at a time.
@@ -100,10 +104,11 @@ internal struct TextIndexUpdate {
             var changed = false
             for change in order[start ..< end].map({ rows[$0] }) {
                 let old = content[change.rowID]
-                guard old != change.text else { continue }
+                let text = change.object.flatMap(Store.normalizedText(of:))
+                guard old != text else { continue }
                 changed = true
-                content[change.rowID] = change.text
-                deltas.record(rowID: change.rowID, old: old, new: change.text)
+                content[change.rowID] = text
+                deltas.record(rowID: change.rowID, old: old, new: text)
             }
             guard changed else { continue }
             let key = RowIDKey.bytes(block)
