@@ -308,3 +308,58 @@ extension TextSearchFormatTests {
         try store.close()
     }
 }
+
+@Suite struct TextSearchDamageTests {
+    /// Damaged index records give typed errors and verify() problems, never a crash.
+    @Test func damagedIndexRecordsThrowTypedErrors() throws {
+        let directory = TemporaryDirectory("fts-damage")
+        do {
+            let store = try makeIndexedStore(directory)
+            try store.close()
+        }
+        let garbage: [[UInt8]] = [[], [0x02], [0x02, 0x01, 0xff, 0xff, 0xff], [0x09, 0x01, 0x00], Array(repeating: 0xff, count: 40)]
+        for (round, bytes) in garbage.enumerated() {
+            for table in TextIndex.tables(for: "IndexedSong") {
+                let store = try Store(path: directory.path)
+                try store.register(IndexedSong.self)
+                var keys: [[UInt8]] = []
+                try store.backend.forEachRecord(in: table) { key, _ in
+                    keys.append(Array(key))
+                    return true
+                }
+                let saved = try store.backend.withValue(forKey: keys[round % keys.count], in: table) { $0.map(Array.init) ?? [] }
+                var batch = WriteBatch()
+                batch.put(bytes, forKey: keys[round % keys.count], in: table)
+                try store.backend.apply(batch)
+                do {
+                    for query in ["blue", "[[*e*]]", "\"of blue\"", "--"] { _ = try store.titleMatches(query) }
+                } catch let error as StoreError {
+                    guard case .corruptTextIndex = error else { throw error }
+                }
+                #expect(try !store.verify().isHealthy, "\(table) round \(round)")
+                var repair = WriteBatch()
+                repair.put(saved, forKey: keys[round % keys.count], in: table)
+                try store.backend.apply(repair)
+                try store.close()
+            }
+        }
+        let store = try Store(path: directory.path)
+        try store.register(IndexedSong.self)
+        #expect(try store.verify().isHealthy)
+        #expect(try store.titleMatches("blue") == [1, 2, 5, 7, 9])
+        try store.close()
+    }
+
+    @Test func aReadOnlyStoreSearches() throws {
+        let directory = TemporaryDirectory("fts-readonly")
+        do {
+            let store = try makeIndexedStore(directory)
+            try store.close()
+        }
+        let reader = try Store(path: directory.path, configuration: .init(readOnly: true))
+        try reader.register(IndexedSong.self)
+        #expect(try reader.titleMatches("[[green]]") == [2, 8])
+        #expect(throws: StoreError.readOnly) { try reader.rebuildTextIndex(of: IndexedSong.self) }
+        try reader.close()
+    }
+}
