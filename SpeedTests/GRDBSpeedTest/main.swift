@@ -283,6 +283,7 @@ do {
     case .simpleFetchStreaming: try simpleFetch(streaming: true)
     case .simpleUpdate: try simpleUpdate()
     case .pointRead: try pointRead()
+    case .fullText: throw Failure("FullText runs on Larder and SQLite (FTS5) only")
     }
 } catch {
     FileHandle.standardError.write(Data("GRDBSpeedTest: \(error)\n".utf8))

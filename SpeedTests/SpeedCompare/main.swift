@@ -3,13 +3,14 @@
 // chart (<out>/results.svg) and machine-readable MEDIAN lines (stdout).
 //
 //   SpeedCompare [--scale S] [--repeat N] [--dir PATH] [--engines Larder,SQLite,GRDB,TokyoCabinet]
-//                [--durability full,nosync] [--out SpeedTests]
+//                [--durability full,nosync] [--out SpeedTests] [--workloads FullText,...]
 //
 // The engine executables (<Engine>SpeedTest) sit beside this one; a missing one is skipped with
 // a note. Order: for each durability, for each repetition, for each engine (the engine order is
 // rotated every repetition), the workloads in dependency order in a fresh directory:
 // ComplexInsert, ComplexFetch, SimpleUpdate (complex store), then SimpleInsert, SimpleFetch,
-// SimpleFetchStreaming, PointRead (simple store). Progress goes to stderr.
+// SimpleFetchStreaming, PointRead (simple store); FullText (Larder and SQLite FTS5 only). Progress
+// goes to stderr.
 
 import Foundation
 import SpeedSupport
@@ -23,13 +24,14 @@ struct Options {
     var engines = ["Larder", "SQLite", "GRDB", "TokyoCabinet"]
     var durabilities = ["full", "nosync"]
     var out = "SpeedTests"
+    var workloads = Set(Workload.allCases)
 }
 
 func usage(_ message: String? = nil) -> Never {
     if let message { FileHandle.standardError.write(Data("SpeedCompare: \(message)\n".utf8)) }
     FileHandle.standardError.write(Data("""
         usage: SpeedCompare [--scale S] [--repeat N] [--dir PATH] [--engines Larder,SQLite,GRDB,TokyoCabinet]
-                            [--durability full,nosync] [--out SpeedTests]
+                            [--durability full,nosync] [--out SpeedTests] [--workloads FullText,...]
 
         """.utf8))
     exit(2)
@@ -63,6 +65,10 @@ func parseOptions() -> Options {
             guard !options.durabilities.isEmpty, options.durabilities.allSatisfy({ ["full", "nosync"].contains($0) })
             else { usage("bad --durability \(value)") }
         case "--out": options.out = value
+        case "--workloads":
+            let names = list(value)
+            options.workloads = Set(names.compactMap { Workload(rawValue: $0) })
+            guard options.workloads.count == names.count, !names.isEmpty else { usage("bad --workloads \(value)") }
         default: usage("unknown option \(flag)")
         }
     }
@@ -75,12 +81,14 @@ func parseOptions() -> Options {
 let chains: [[Workload]] = [
     [.complexInsert, .complexFetch, .simpleUpdate],
     [.simpleInsert, .simpleFetch, .simpleFetchStreaming, .pointRead],
+    [.fullText],
 ]
 let workloadOrder: [Workload] = chains.flatMap { $0 }
 
 /// The workloads an engine runs (TokyoCabinet is the raw ceiling for the simple workloads only).
 func workloads(of engine: String) -> Set<Workload> {
-    engine == "TokyoCabinet" ? [.simpleInsert, .simpleFetch, .pointRead] : Set(Workload.allCases)
+    engine == "TokyoCabinet" ? [.simpleInsert, .simpleFetch, .pointRead]
+        : engine == "GRDB" ? Set(Workload.allCases).subtracting([.fullText]) : Set(Workload.allCases)
 }
 
 /// Where this executable lives: `dirname argv0`, or /proc/self/exe when argv0 has no slash.
@@ -286,7 +294,7 @@ for durability in options.durabilities {
             let supported = workloads(of: engine)
             for chain in chains {
                 var brokenBy: Workload?
-                for workload in chain where supported.contains(workload) {
+                for workload in chain where supported.contains(workload) && options.workloads.contains(workload) {
                     let label = "[\(durability) r\(repetition + 1)/\(options.repetitions)] \(engine) \(workload.rawValue)"
                     if let brokenBy {
                         failures.append(Failure(durability: durability, repetition: repetition + 1, engine: engine,
@@ -408,7 +416,7 @@ let sizes = WorkloadSizes(scale: Double(options.scale) ?? 1)
 line("# Larder speed comparison")
 line()
 line("- Date: \(dateFormatter.string(from: started)) (run took \(formatTime(Date().timeIntervalSince(started))))")
-line("- Scale: \(options.scale) (ComplexInsert: \(sizes.complexRounds) rounds of \(sizes.complexSongs) songs and \(sizes.complexPlaylists) playlists of \(sizes.songsPerPlaylist) songs; SimpleInsert: \(sizes.simpleSongs) songs; PointRead: \(sizes.pointReads) lookups)")
+line("- Scale: \(options.scale) (ComplexInsert: \(sizes.complexRounds) rounds of \(sizes.complexSongs) songs and \(sizes.complexPlaylists) playlists of \(sizes.songsPerPlaylist) songs; SimpleInsert: \(sizes.simpleSongs) songs; PointRead: \(sizes.pointReads) lookups; FullText: \(sizes.fullTextTitles) titles)")
 line("- Repetitions: \(options.repetitions); every number is the median over the repetitions")
 line("- Engines: \(engines.joined(separator: ", ")); durability: \(options.durabilities.joined(separator: ", "))")
 line("- Machine: `\(uname)`; nproc \(nproc); MemTotal \(memTotal) (\(String(format: "%.1f", memGiB)) GiB)")
@@ -420,7 +428,7 @@ line("""
 
     - Each workload ran in its own process (`<Engine>SpeedTest <Workload> --dir … --scale … --durability …`), \
     in a fresh directory per engine and repetition, in dependency order (ComplexInsert → ComplexFetch → \
-    SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead); the engine order was rotated \
+    SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead; FullText); the engine order was rotated \
     every repetition. Fetches therefore read a store just written (warm page cache) for every engine.
     - Durability `full`: each engine's durable commit (SQLite and GRDB: WAL + `synchronous=FULL`); \
     `nosync`: no fsync (WAL + `synchronous=OFF`).

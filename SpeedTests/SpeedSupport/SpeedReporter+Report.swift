@@ -5,11 +5,16 @@ import Foundation
 extension SpeedReporter {
     /// Prints a RESULT line for a phase whose times were measured by the caller.
     public func report(phase: String, wall: Double, cpu: Double, storePath: String, count: Int, check: String) {
+        report(phase: phase, wall: wall, cpu: cpu, sizeBytes: Self.size(of: storePath), count: count, check: check)
+    }
+
+    /// Prints a RESULT line with a size measured by the caller (an index's files).
+    public func report(phase: String, wall: Double, cpu: Double, sizeBytes: Int, count: Int, check: String) {
         let fields = [
             "engine=\(engine)", "workload=\(arguments.workload.rawValue)", "phase=\(phase)",
             "durability=\(arguments.durability)", "wall=\(String(format: "%.6f", wall))",
             "cpu=\(String(format: "%.6f", cpu))", "rss_kb=\(Self.peakRSSKilobytes())",
-            "size_bytes=\(Self.size(of: storePath))", "count=\(count)",
+            "size_bytes=\(sizeBytes)", "count=\(count)",
             "check=\(check.replacingOccurrences(of: " ", with: "_"))",
         ]
         print("RESULT " + fields.joined(separator: " "))

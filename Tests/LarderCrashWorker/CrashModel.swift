@@ -1,5 +1,6 @@
 // The model the crash worker saves: triples of objects in three classes that refer to each
 // other, and a counter. Every save keeps the invariant the parent test checks after a kill.
+// CrashA has indexed text, so every save also writes the full-text index.
 
 import Larder
 
@@ -21,6 +22,14 @@ final class CrashA: StoredObject {
         payload = try buffer.readString()
         b = try buffer.readReference(to: CrashB.self, in: store)
         c = try buffer.readReference(to: CrashC.self, in: store)
+    }
+
+    override func indexedText() -> [String: String] { ["label": label] }
+
+    /// Words chosen by the value, so the parent can search them: "gamma eta item42".
+    var label: String {
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"]
+        return "\(words[Int(value % 5)]) \(words[Int(value / 5 % 7)]) item\(value)"
     }
 }
 

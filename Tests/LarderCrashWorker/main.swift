@@ -107,8 +107,28 @@ func check() throws -> String {
     }
     let report = try store.verify()
     guard report.isHealthy else { return "violation: \(report.problems)" }
+    if let violation = try checkTextSearch(store) { return violation }
     try store.close()
     return "ok \(counter.saves)"
+}
+
+/// Full-text searches over CrashA's labels must give what a filter over the objects gives.
+func checkTextSearch(_ store: Store) throws -> String? {
+    let objects = try store.allObjects(of: CrashA.self)
+    func tokens(_ a: CrashA) -> [Substring] { a.label.split(separator: " ") }
+    let searches: [(String, (CrashA) -> Bool)] = [
+        ("[[alpha]]", { tokens($0).contains("alpha") }),
+        ("beta || gamma", { $0.label.contains("beta") || $0.label.contains("gamma") }),
+        ("\"alpha beta\"", { $0.label.contains("alpha beta") }),
+        ("[[item1*]] !! [[eta]]", { a in tokens(a).contains { $0.hasPrefix("item1") } && !tokens(a).contains("eta") }),
+        ("[[*ta]]", { a in tokens(a).contains { $0.hasSuffix("ta") } }),
+    ]
+    for (query, predicate) in searches {
+        let found = try store.objects(of: CrashA.self, matchingText: query, forAttribute: "label").map(\.rowID)
+        let expected = objects.filter(predicate).map(\.rowID)
+        if found != expected { return "violation: search \(query) found \(found.count) objects, expected \(expected.count)" }
+    }
+    return nil
 }
 
 do {

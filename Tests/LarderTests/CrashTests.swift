@@ -1,5 +1,7 @@
 // Kills a child process at random moments while it saves, hundreds of times, and checks after
-// each kill that the store shows every acknowledged save and no partial one.
+// each kill that the store shows every acknowledged save and no partial one, and that its
+// full-text index agrees with its objects (the worker's check: verify, and searches compared
+// with a filter over the objects).
 
 import Foundation
 import Testing

@@ -9,9 +9,10 @@ import Testing
     private static let scale = "0.001"   // 100 songs a complex round, 1,000 simple songs
 
     /// The RESULT lines of one run, as key-value dictionaries.
-    private func run(_ engine: String, _ workload: String, in directory: String) throws -> [[String: String]] {
+    private func run(_ engine: String, _ workload: String, in directory: String,
+                     scale: String = Self.scale) throws -> [[String: String]] {
         let output = try Worker.runExecutable("\(engine)SpeedTest",
-                                              [workload, "--dir", directory, "--scale", Self.scale, "--durability", "nosync"])
+                                              [workload, "--dir", directory, "--scale", scale, "--durability", "nosync"])
         #expect(output.status == 0, "\(engine) \(workload): exit \(output.status)")
         return output.text.split(separator: "\n").filter { $0.hasPrefix("RESULT ") }.map { line in
             Dictionary(line.split(separator: " ").dropFirst().compactMap { field -> (String, String)? in
@@ -49,6 +50,27 @@ import Testing
             #expect(result(reads, phase: phase)["count"] == "100", "\(phase)")
             #expect(result(reads, phase: phase)["check"] == "title_bytes_900", "\(phase)")
         }
+    }
+
+    @Test func fullTextFindsTheSameTitlesOnLarderAndSQLite() throws {
+        let directory = TemporaryDirectory("speed-fulltext")
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        // 10,000 titles: at 1,000 the searched words are too rare to be found.
+        let larder = try run("Larder", "FullText", in: directory.path, scale: "0.01")
+        let sqlite = try run("SQLite", "FullText", in: directory.path, scale: "0.01")
+        #expect(result(larder, phase: "insert")["count"] == "10000")
+        #expect(result(sqlite, phase: "insert")["count"] == "10000")
+        var matches = 0
+        for phase in ["choice", "brain", "pets", "and"] {
+            let found = result(larder, phase: phase)
+            #expect(found["check"]?.hasPrefix("title_bytes_") == true, "\(phase)")
+            #expect(found["check"] == result(sqlite, phase: phase)["check"], "\(phase): FTS5")
+            #expect(found["check"] == result(sqlite, phase: phase + "_like")["check"], "\(phase): LIKE")
+            #expect(found["count"] == result(larder, phase: phase + "_count")["count"], "\(phase): count")
+            matches += Int(found["count"] ?? "") ?? 0
+        }
+        #expect(matches > 0, "no search matched anything")
+        #expect(Int(result(larder, phase: "index_size")["size_bytes"] ?? "") ?? 0 > 0)
     }
 
     @Test func theTokyoCabinetCeilingRuns() throws {

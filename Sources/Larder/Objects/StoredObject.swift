@@ -139,6 +139,25 @@ open class StoredObject {
     /// ```
     open func prepareForDelete() {}
 
+    /// The text to index for full-text search, by attribute name; empty by default (the class
+    /// is not indexed, and its saves pay nothing for the index). The store indexes it at every
+    /// save of the object, in the same atomic commit; search it with
+    /// ``Store/objects(of:matchingText:forAttribute:)``.
+    ///
+    /// ```swift
+    /// override func indexedText() -> [String: String] {
+    ///     ["title": title, "artist": artist]
+    /// }
+    /// ```
+    ///
+    /// When it changes (another attribute, another text for the same fields), call
+    /// ``Store/rebuildTextIndex(of:)``.
+    open func indexedText() -> [String: String] {
+        // Tells declaresIndexedText() that this implementation was reached.
+        if rowID == Self.indexedTextProbe { rowID = 0 }
+        return [:]
+    }
+
     /// Called by ``Store/dissolveAllRelationships()`` and ``Store/close()``: release every
     /// stored object this object holds, so reference cycles between objects are broken.
     /// Changes made here are not saved.
@@ -149,6 +168,19 @@ open class StoredObject {
     open func dissolveAllRelationships() {}
 
     // MARK: Internal
+
+    /// A rowID no object has, set on a probe object by ``declaresIndexedText()``.
+    internal static let indexedTextProbe = UInt64.max
+
+    /// Whether the class overrides ``indexedText()`` (or returns text for a new object).
+    internal class func declaresIndexedText() -> Bool {
+        let probe = self.init()
+        probe.rowID = indexedTextProbe
+        let text = probe.indexedText()
+        let reachedDefault = probe.rowID != indexedTextProbe
+        probe.rowID = 0
+        return !text.isEmpty || !reachedDefault
+    }
 
     /// Makes the object belong to `store` as `rowID` of the class `entry`.
     internal func attach(to store: Store, entry: ClassEntry, rowID: UInt64) {

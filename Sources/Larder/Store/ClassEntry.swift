@@ -16,6 +16,8 @@ internal final class ClassEntry {
     var deletedRowIDs: RowIDRanges
     /// RowIDs handed out in this session and dropped before any save, to add at the next save.
     var droppedRowIDs: [UInt64] = []
+    /// The class's full-text index, when it declares indexed text or the store has one for it.
+    var textIndex: TextIndex?
     /// The registry record must be written at the next save.
     @exclusivity(unchecked) var needsRecordWrite = false
 

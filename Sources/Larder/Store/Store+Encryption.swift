@@ -55,6 +55,9 @@ extension Store {
         for (name, record) in records.sorted(by: { $0.key < $1.key }) {
             try resealClassFile(name, scope: record.classID, into: &batch, with: newCipher)
         }
+        for name in records.keys.sorted() {
+            try resealTextIndex(ofClass: name, into: &batch, with: newCipher)
+        }
         try reseal(table: Self.namesTable, scope: 0, into: &batch, with: newCipher) {
             StoreError.corruptNamedBuffer(name: String(decoding: $0, as: UTF8.self))
         }
@@ -100,6 +103,18 @@ extension Store {
             throw StoreError.encryptionKeyRequired
         } catch {
             throw damaged()
+        }
+    }
+
+    /// Adds to `batch` the records of the full-text index of class `name`, if it has one.
+    private func resealTextIndex(ofClass name: String, into batch: inout WriteBatch, with newCipher: RecordCipher?) throws {
+        guard let classID = records[name]?.classID,
+              try backend.withValue(forKey: TextIndex.registryKey(for: name), in: Self.metadataTable, { $0 != nil })
+        else { return }
+        for (table, scope) in zip(TextIndex.tables(for: name), TextIndex.scopes(classID: classID)) {
+            try reseal(table: table, scope: scope, into: &batch, with: newCipher) { _ in
+                StoreError.corruptTextIndex(class: name, reason: "damaged record in \(table)")
+            }
         }
     }
 

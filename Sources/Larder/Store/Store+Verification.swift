@@ -16,6 +16,7 @@ extension Store {
         var report = VerificationReport()
         var existing: [String: Set<UInt64>] = [:]
         var references: [(fromClass: String, fromRowID: UInt64, toClass: String, toRowID: UInt64)] = []
+        var indexedTexts: [String: [UInt64: RowText]] = [:]
 
         for name in records.keys.sorted() {
             guard let record = records[name] else { continue }
@@ -44,6 +45,9 @@ extension Store {
                 scratch.isLoadingContent = true
                 do {
                     try scratch.readContent(from: &buffer, in: self)
+                    if entry.textIndex != nil, let text = Self.normalizedText(of: scratch) {
+                        indexedTexts[name, default: [:]][rowID] = text
+                    }
                 } catch {
                     report.problems.append(.undecodableRecord(class: name, rowID: rowID, reason: "\(error)"))
                 }
@@ -75,6 +79,10 @@ extension Store {
             }
             report.problems.append(.danglingReference(fromClass: reference.fromClass, fromRowID: reference.fromRowID,
                                                       toClass: reference.toClass, toRowID: reference.toRowID))
+        }
+        for entry in entriesByName.values.sorted(by: { $0.name < $1.name }) {
+            guard let index = entry.textIndex, index.isRegistered else { continue }
+            report.problems += verify(index, objectTexts: indexedTexts[entry.name] ?? [:])
         }
         try backend.forEachRecord(in: Self.namesTable) { key, value in
             report.namedBufferCount += 1

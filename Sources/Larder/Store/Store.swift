@@ -133,6 +133,7 @@ public final class Store {
         // Open the class file now, so a damaged or foreign file is reported at registration.
         _ = try backend.recordCount(in: name)
         let entry = ClassEntry(type: type, name: name, record: record)
+        try attachTextIndex(to: entry)
         entriesByType[key] = entry
         entriesByName[name] = entry
         entriesByID[record.classID] = entry

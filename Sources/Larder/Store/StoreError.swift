@@ -54,6 +54,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case undecodableRecord(class: String, rowID: UInt64, reason: String)
     /// A named data buffer is damaged.
     case corruptNamedBuffer(name: String)
+    /// A record of a class's full-text index is damaged or does not decode.
+    case corruptTextIndex(class: String, reason: String)
     /// A named data buffer's name is empty.
     case invalidBufferName(String)
 
@@ -101,6 +103,7 @@ extension StoreError: CustomStringConvertible {
         case let .corruptRecord(name, rowID): return "the record of \(name) \(rowID) is damaged"
         case let .undecodableRecord(name, rowID, reason): return "cannot read \(name) \(rowID): \(reason)"
         case let .corruptNamedBuffer(name): return "the named buffer '\(name)' is damaged"
+        case let .corruptTextIndex(name, reason): return "the full-text index of \(name) is damaged: \(reason)"
         case let .invalidBufferName(name): return "invalid buffer name '\(name)'"
         case .saveDuringEnumeration: return "saveChanges() cannot run inside forEachObject"
         case .unsavedChanges: return "the store has unsaved changes: save or discard them before closing"

@@ -39,6 +39,8 @@ public struct VerificationReport: Sendable, Equatable {
         /// A record exists at or above the class's next rowID (never handed out) or at a rowID
         /// recorded as deleted.
         case unexpectedRowID(class: String, rowID: UInt64)
+        /// The class's full-text index is damaged or disagrees with its objects.
+        case textIndexMismatch(class: String, reason: String)
 
         /// A sentence naming the problem, its class and rowID (or name).
         public var description: String {
@@ -50,6 +52,7 @@ public struct VerificationReport: Sendable, Equatable {
             case let .corruptNamedBuffer(name): return "named buffer '\(name)': damaged"
             case let .malformedKey(table): return "\(table): a key is malformed"
             case let .unexpectedRowID(name, rowID): return "\(name) \(rowID): rowID was never handed out"
+            case let .textIndexMismatch(name, reason): return "\(name) full-text index: \(reason)"
             }
         }
     }
