@@ -5,6 +5,7 @@ let package = Package(
     name: "Larder",
     products: [
         .library(name: "Larder", targets: ["Larder"]),
+        .library(name: "LarderDocuments", targets: ["LarderDocuments"]),
     ],
     dependencies: [
         // Only for GRDBSpeedTest: the Larder library itself has no package dependency.
@@ -29,6 +30,14 @@ let package = Package(
         .target(
             name: "Larder",
             dependencies: ["CTokyoCabinet", "CZlib", "COpenSSL"]
+        ),
+        .target(
+            name: "LarderDocuments",
+            dependencies: ["Larder"]
+        ),
+        .testTarget(
+            name: "LarderDocumentsTests",
+            dependencies: ["LarderDocuments"]
         ),
         .executableTarget(
             name: "LarderCrashWorker",
