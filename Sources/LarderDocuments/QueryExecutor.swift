@@ -1,0 +1,79 @@
+// QueryExecutor: the last stage. Runs a plan against a collection's storage: gathers
+// candidate rowIDs (all documents, listed rowIDs, or index ranges), reads each document
+// (through the cache), keeps those the WHERE matches, sorts unless the plan is already in
+// order, and applies offset and limit, stopping early when it can.
+
+/// What the executor reads: a collection's documents and index tables.
+protocol DocumentSource {
+    var defaults: JSON { get }
+    func document(_ rowID: Int64) throws -> JSON?
+    func forEachDocument(_ body: (Int64, JSON) throws -> Bool) throws
+    func forEachIndexEntry(_ index: IndexDefinition, in range: KeyRange, reverse: Bool,
+                           _ body: (Int64) throws -> Bool) throws
+}
+
+/// Runs plans.
+struct QueryExecutor {
+    let source: any DocumentSource
+    let expression: QueryExpression?
+    let orderBy: [SortKey]
+    let limit: Int?
+    let offset: Int
+
+    /// The matching documents, as (rowID, document) pairs in the requested order.
+    func rows(_ plan: QueryPlan) throws -> [(rowID: Int64, document: JSON)] {
+        let evaluator = QueryEvaluator(defaults: source.defaults)
+        var matches: [(rowID: Int64, document: JSON)] = []
+        // In plan order, the scan can stop once offset + limit documents matched.
+        let wanted = (plan.isOrdered || orderBy.isEmpty) ? limit.map { $0 + offset } : nil
+        if wanted == 0 { return [] }
+        func consider(_ rowID: Int64, _ document: JSON) -> Bool {
+            if let expression, !evaluator.matches(expression, document, rowID: rowID) { return true }
+            matches.append((rowID, document))
+            return wanted.map { matches.count < $0 } ?? true
+        }
+        switch plan {
+        case .fullScan:
+            try source.forEachDocument(consider)
+        case let .rowIDs(rowIDs):
+            for rowID in rowIDs {
+                guard let document = try source.document(rowID) else { continue }
+                guard consider(rowID, document) else { break }
+            }
+        case let .index(index, ranges, reverse, _, _):
+            var seen = Set<Int64>()
+            let deduplicate = index.isMultiValued || ranges.count > 1
+            var stopped = false
+            for range in reverse ? ranges.reversed() : ranges where !stopped {
+                try source.forEachIndexEntry(index, in: range, reverse: reverse) { rowID in
+                    if deduplicate && !seen.insert(rowID).inserted { return true }
+                    guard let document = try source.document(rowID) else { return true }
+                    stopped = !consider(rowID, document)
+                    return !stopped
+                }
+            }
+        }
+        if !plan.isOrdered {
+            if orderBy.isEmpty {
+                matches.sort { $0.rowID < $1.rowID }
+            } else {
+                matches = sorted(matches, defaults: source.defaults)
+            }
+        }
+        let start = min(offset, matches.count)
+        let end = limit.map { min(start + $0, matches.count) } ?? matches.count
+        return Array(matches[start ..< end])
+    }
+
+    /// Sorts by the orderBy keys, then by rowID.
+    private func sorted(_ rows: [(rowID: Int64, document: JSON)], defaults: JSON) -> [(rowID: Int64, document: JSON)] {
+        let keyed = rows.map { row in (row, orderBy.map { $0.path.value(in: row.document, rowID: row.rowID, defaults: defaults) }) }
+        return keyed.sorted { left, right in
+            for (index, key) in orderBy.enumerated() {
+                let order = JSON.compare(left.1[index], right.1[index])
+                if order != 0 { return key.descending ? order > 0 : order < 0 }
+            }
+            return left.0.rowID < right.0.rowID
+        }.map(\.0)
+    }
+}
