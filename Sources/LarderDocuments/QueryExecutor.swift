@@ -1,7 +1,7 @@
 // QueryExecutor: the last stage. Runs a plan against a collection's storage: gathers
 // candidate rowIDs (all documents, listed rowIDs, or index ranges), reads each document
-// (through the cache), keeps those the WHERE matches, sorts unless the plan is already in
-// order, and applies offset and limit, stopping early when it can.
+// (through the cache), keeps those the WHERE matches, sorts them (orderBy, then rowID), and
+// applies offset and limit, stopping early when the plan's order allows it.
 
 /// What the executor reads: a collection's documents and index tables.
 protocol DocumentSource {
@@ -27,10 +27,21 @@ struct QueryExecutor {
         // In plan order, the scan can stop once offset + limit documents matched.
         let wanted = (plan.isOrdered || orderBy.isEmpty) ? limit.map { $0 + offset } : nil
         if wanted == 0 { return [] }
+        let defaults = source.defaults
+        func sortValues(_ rowID: Int64, _ document: JSON) -> [JSON] {
+            orderBy.map { $0.path.value(in: document, rowID: rowID, defaults: defaults) }
+        }
+        // Once enough matched, an ordered scan still takes the documents that tie with the
+        // last one: ties sort by rowID, which the index order does not follow.
         func consider(_ rowID: Int64, _ document: JSON) -> Bool {
             if let expression, !evaluator.matches(expression, document, rowID: rowID) { return true }
+            if let wanted, matches.count >= wanted {
+                guard let last = matches.last, !orderBy.isEmpty,
+                      zip(sortValues(last.rowID, last.document), sortValues(rowID, document)).allSatisfy({ JSON.compare($0, $1) == 0 })
+                else { return false }
+            }
             matches.append((rowID, document))
-            return wanted.map { matches.count < $0 } ?? true
+            return orderBy.isEmpty ? wanted.map { matches.count < $0 } ?? true : true
         }
         switch plan {
         case .fullScan:
@@ -53,12 +64,10 @@ struct QueryExecutor {
                 }
             }
         }
-        if !plan.isOrdered {
-            if orderBy.isEmpty {
-                matches.sort { $0.rowID < $1.rowID }
-            } else {
-                matches = sorted(matches, defaults: source.defaults)
-            }
+        if orderBy.isEmpty {
+            matches.sort { $0.rowID < $1.rowID }
+        } else {
+            matches = sorted(matches, defaults: defaults)
         }
         let start = min(offset, matches.count)
         let end = limit.map { min(start + $0, matches.count) } ?? matches.count
