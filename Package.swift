@@ -37,7 +37,14 @@ let package = Package(
         ),
         .testTarget(
             name: "LarderDocumentsTests",
-            dependencies: ["LarderDocuments"]
+            // The crash worker is a dependency so that `swift test` builds it: the crash test
+            // runs it as a child process.
+            dependencies: ["LarderDocuments", "LarderDocumentsCrashWorker"]
+        ),
+        .executableTarget(
+            name: "LarderDocumentsCrashWorker",
+            dependencies: ["LarderDocuments"],
+            path: "Tests/LarderDocumentsCrashWorker"
         ),
         .executableTarget(
             name: "LarderCrashWorker",

@@ -1,13 +1,20 @@
-// Recomputes every index entry from the documents and compares with the B+tree files.
+// DocumentCollection+Verification: recomputes every index entry from the documents and
+// compares with the B+tree files, to prove (in tests, or after a crash) that documents and
+// indexes agree.
 
 import Larder
-@testable import LarderDocuments
 
 extension DocumentCollection {
-    /// Index tables whose entries differ from what the documents give (empty: consistent).
-    func inconsistentIndexes() throws -> [String] {
+    /// The definitions of the indexes whose entries differ from what the documents give;
+    /// empty when every index agrees with the documents. Reads every document and entry.
+    ///
+    /// ```swift
+    /// let damaged = try people.inconsistentIndexes()
+    /// if !damaged.isEmpty { print("indexes to rebuild: \(damaged)") }
+    /// ```
+    public func inconsistentIndexes() throws -> [String] {
         try withState { state in
-            var bad: [String] = []
+            var inconsistent: [String] = []
             for index in state.definition.indexes {
                 var expected = Set<[UInt8]>()
                 try state.forEachDocument { rowID, document in
@@ -23,9 +30,9 @@ extension DocumentCollection {
                     actual.insert(Array(key))
                     return true
                 }
-                if expected != actual { bad.append(index.name) }
+                if expected != actual { inconsistent.append(index.name) }
             }
-            return bad
+            return inconsistent
         }
     }
 }
