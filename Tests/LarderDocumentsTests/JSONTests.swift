@@ -93,6 +93,16 @@ import Testing
         }
     }
 
+    @Test func theExamplesOfFormatMDAreTheBytesWritten() {
+        let document: JSON = ["age": 36]
+        #expect(CollectionState.record(document) == [0x01, 0x07, 0x01, 0x03, 0x61, 0x67, 0x65, 0x03, 0x48])
+        var key = IndexKey.encode("Li")
+        IndexKey.append(3, descending: true, to: &key)
+        IndexKey.appendRowID(7, to: &key)
+        #expect(key == [0x30, 0x4C, 0x69, 0x00, 0x01, 0xDF, 0x3F, 0xF7, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                        0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFC, 0, 0, 0, 0, 0, 0, 0, 7])
+    }
+
     private func order(_ a: [UInt8], _ b: [UInt8]) -> Int {
         a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
     }
