@@ -69,7 +69,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "LarderSpeedTest",
-            dependencies: ["Larder", "SpeedSupport"],
+            dependencies: ["Larder", "LarderDocuments", "SpeedSupport"],
             path: "SpeedTests/LarderSpeedTest"
         ),
         .executableTarget(

@@ -82,6 +82,8 @@ final class CollectionState: DocumentSource {
         var claimed: [Int: [[UInt8]: Int64]] = [:]
         /// Index id -> full keys removed by this write.
         var removed: [Int: Set<[UInt8]>] = [:]
+        /// The documents as this write leaves them (nil: removed), for later stages of it.
+        var staged: [Int64: JSON?] = [:]
     }
 
     func beginWrite() -> PendingWrite {
@@ -100,14 +102,20 @@ final class CollectionState: DocumentSource {
     /// Stages the replacement of document `rowID`; throws when there is none.
     func stageUpdate(_ document: JSON, into write: inout PendingWrite) throws {
         let rowID = try Self.rowID(of: document)
-        guard let old = try self.document(rowID) else { throw DocumentError.documentNotFound(collection: name, rowID: rowID) }
-        try stage(rowID: rowID, old: old, new: Self.content(of: document), into: &write)
+        let content = try Self.content(of: document)
+        try stage(rowID: rowID, old: try current(rowID, in: write), new: content, into: &write)
     }
 
     /// Stages the removal of document `rowID`; throws when there is none.
     func stageRemove(rowID: Int64, into write: inout PendingWrite) throws {
-        guard let old = try self.document(rowID) else { throw DocumentError.documentNotFound(collection: name, rowID: rowID) }
-        try stage(rowID: rowID, old: old, new: nil, into: &write)
+        try stage(rowID: rowID, old: try current(rowID, in: write), new: nil, into: &write)
+    }
+
+    /// Document `rowID` as the write has left it so far; throws when there is none.
+    private func current(_ rowID: Int64, in write: PendingWrite) throws -> JSON {
+        let found: JSON? = if let staged = write.staged[rowID] { staged } else { try document(rowID) }
+        guard let found else { throw DocumentError.documentNotFound(collection: name, rowID: rowID) }
+        return found
     }
 
     /// Applies the staged write atomically, then adopts its definition and updates the cache.
@@ -207,6 +215,7 @@ final class CollectionState: DocumentSource {
             write.batch.removeValue(forKey: Self.documentKey(rowID), in: name)
         }
         write.documents.append((rowID, new))
+        write.staged[rowID] = .some(new)
     }
 
     /// Throws when another document (stored and not removed by this write, or staged in it)

@@ -86,6 +86,15 @@ extension DocumentCollection {
         try await enqueue { try self.update(document) as Void }
     }
 
+    /// Async form of ``updateBatch(_:)``.
+    ///
+    /// ```swift
+    /// try await people.updateBatch(changed)
+    /// ```
+    public func updateBatch(_ documents: [JSON]) async throws {
+        try await enqueue { try self.updateBatch(documents) as Void }
+    }
+
     /// Async form of ``remove(_:)``.
     ///
     /// ```swift

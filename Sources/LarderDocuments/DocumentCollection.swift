@@ -213,6 +213,25 @@ public final class DocumentCollection: Sendable {
         }
     }
 
+    /// Replaces several documents (each with its `"__rowid__"`) in one atomic commit: all of
+    /// them, or (on any error) none.
+    ///
+    /// ```swift
+    /// let older = try people.find(where: "[age] > 60").map { doc -> JSON in
+    ///     var doc = doc
+    ///     doc["senior"] = true
+    ///     return doc
+    /// }
+    /// try people.updateBatch(older)
+    /// ```
+    public func updateBatch(_ documents: [JSON]) throws {
+        try withState { state in
+            var write = state.beginWrite()
+            for document in documents { try state.stageUpdate(document, into: &write) }
+            try state.commit(write)
+        }
+    }
+
     /// Removes the document with the same `"__rowid__"`; throws when there is none.
     ///
     /// ```swift

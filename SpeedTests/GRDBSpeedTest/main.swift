@@ -283,6 +283,10 @@ do {
     case .simpleFetchStreaming: try simpleFetch(streaming: true)
     case .simpleUpdate: try simpleUpdate()
     case .pointRead: try pointRead()
+    case .documents:
+        // SpeedCompare does not run GRDB on Documents: SQLiteSpeedTest is the SQLite JSON side.
+        FileHandle.standardError.write(Data("GRDBSpeedTest: Documents is not implemented for GRDB\n".utf8))
+        exit(2)
     }
 } catch {
     FileHandle.standardError.write(Data("GRDBSpeedTest: \(error)\n".utf8))

@@ -154,6 +154,7 @@ do {
     case .simpleFetchStreaming: try simpleFetchStreaming()
     case .simpleUpdate: try simpleUpdate()
     case .pointRead: try pointRead()
+    case .documents: try documents()
     }
 } catch {
     FileHandle.standardError.write(Data("LarderSpeedTest: \(error)\n".utf8))

@@ -423,4 +423,5 @@ case .simpleFetch: simpleFetch(streaming: false)
 case .simpleFetchStreaming: simpleFetch(streaming: true)
 case .simpleUpdate: simpleUpdate()
 case .pointRead: pointRead()
+case .documents: documents()
 }

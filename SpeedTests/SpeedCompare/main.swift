@@ -75,12 +75,15 @@ func parseOptions() -> Options {
 let chains: [[Workload]] = [
     [.complexInsert, .complexFetch, .simpleUpdate],
     [.simpleInsert, .simpleFetch, .simpleFetchStreaming, .pointRead],
+    [.documents],
 ]
 let workloadOrder: [Workload] = chains.flatMap { $0 }
 
 /// The workloads an engine runs (TokyoCabinet is the raw ceiling for the simple workloads only).
 func workloads(of engine: String) -> Set<Workload> {
-    engine == "TokyoCabinet" ? [.simpleInsert, .simpleFetch, .pointRead] : Set(Workload.allCases)
+    if engine == "TokyoCabinet" { return [.simpleInsert, .simpleFetch, .pointRead] }
+    // Documents compares LarderDocuments with SQLite's JSON functions only.
+    return engine == "GRDB" ? Set(Workload.allCases).subtracting([.documents]) : Set(Workload.allCases)
 }
 
 /// Where this executable lives: `dirname argv0`, or /proc/self/exe when argv0 has no slash.

@@ -17,6 +17,7 @@ public enum Workload: String, CaseIterable, Sendable {
     case simpleFetchStreaming = "SimpleFetchStreaming"
     case simpleUpdate = "SimpleUpdate"
     case pointRead = "PointRead"
+    case documents = "Documents"
 }
 
 /// Sizes at SCALE=1 (BNRPersistence's), scaled.
@@ -35,6 +36,8 @@ public struct WorkloadSizes: Sendable {
     public var simpleSongs: Int { scaled(1_000_000) }
     /// Random lookups in PointRead (100,000).
     public var pointReads: Int { scaled(100_000) }
+    /// User documents in Documents (1,000,000).
+    public var documents: Int { scaled(1_000_000) }
 }
 
 /// A parsed command line.

@@ -99,6 +99,29 @@ import Testing
         #expect(try c.inconsistentIndexes().isEmpty)
     }
 
+    @Test func updateBatchIsAllOrNothingAndSeesItsOwnEarlierChanges() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("users")
+        try c.addUniqueIndex("[email]")
+        try c.addIndex("[tags]")
+        try c.insertBatch([["email": "a", "tags": ["x"]], ["email": "b"], ["email": "c"]])
+        let before = try c.find()
+        #expect(throws: DocumentError.uniqueConstraint(index: "[email]", value: "c")) {
+            try c.updateBatch([["__rowid__": 1, "email": "z"], ["__rowid__": 2, "email": "c"]])
+        }
+        #expect(throws: DocumentError.documentNotFound(collection: "users", rowID: 9)) {
+            try c.updateBatch([["__rowid__": 1, "email": "z"], ["__rowid__": 9]])
+        }
+        #expect(try c.find() == before)
+        // The same document twice, and a value freed earlier in the batch taken later.
+        try c.updateBatch([["__rowid__": 1, "email": "q", "tags": ["y"]], ["__rowid__": 1, "email": "r", "tags": ["w", "x"]],
+                           ["__rowid__": 2, "email": "a"]])
+        #expect(rowIDs(try c.find(where: "[tags] CONTAINS 'x'")) == [1])
+        #expect(try c.find(where: "[tags] CONTAINS 'y'").isEmpty)
+        #expect(try c.findOne(where: "[email] = 'a'")?["__rowid__"] == 2)
+        #expect(try c.inconsistentIndexes().isEmpty)
+    }
+
     @Test func addingAUniqueIndexToDataThatBreaksItBuildsNothing() throws {
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("users")
