@@ -34,7 +34,7 @@ extension DocumentCollection {
     public func count(where query: String? = nil, args: [JSON] = []) throws -> Int {
         try withState { state in
             if query == nil && args.isEmpty { return try state.backend.recordCount(in: state.name) }
-            return try QueryRun(state: state, where: query, args: args, orderBy: nil, limit: nil, offset: nil).rows().count
+            return try QueryRun(state: state, where: query, args: args, orderBy: nil, limit: nil, offset: nil).count()
         }
     }
 
@@ -44,7 +44,7 @@ extension DocumentCollection {
     ///
     /// ```swift
     /// print(try people.explain(where: "[last_name] = ?", args: ["Lovelace"]))
-    /// // index [last_name], [first_name]: [last_name] = "Lovelace" (1 range)
+    /// // index [last_name], [first_name]: [last_name] = "Lovelace" (1 range, exact)
     /// ```
     public func explain(where query: String? = nil, args: [JSON] = [], orderBy: String? = nil,
                         limit: Int? = nil) throws -> String {

@@ -23,6 +23,8 @@ struct QueryExecutor {
     /// The matching documents, as (rowID, document) pairs in the requested order.
     func rows(_ plan: QueryPlan) throws -> [(rowID: Int64, document: JSON)] {
         let evaluator = QueryEvaluator(defaults: source.defaults)
+        // An exact index scan yields only matches: the WHERE need not be evaluated.
+        let expression = if case let .index(scan) = plan, scan.isExact { nil as QueryExpression? } else { self.expression }
         var matches: [(rowID: Int64, document: JSON)] = []
         // In plan order, the scan can stop once offset + limit documents matched.
         let wanted = (plan.isOrdered || orderBy.isEmpty) ? limit.map { $0 + offset } : nil
@@ -51,17 +53,10 @@ struct QueryExecutor {
                 guard let document = try source.document(rowID) else { continue }
                 guard consider(rowID, document) else { break }
             }
-        case let .index(index, ranges, reverse, _, _):
-            var seen = Set<Int64>()
-            let deduplicate = index.isMultiValued || ranges.count > 1
-            var stopped = false
-            for range in reverse ? ranges.reversed() : ranges where !stopped {
-                try source.forEachIndexEntry(index, in: range, reverse: reverse) { rowID in
-                    if deduplicate && !seen.insert(rowID).inserted { return true }
-                    guard let document = try source.document(rowID) else { return true }
-                    stopped = !consider(rowID, document)
-                    return !stopped
-                }
+        case let .index(scan):
+            try forEachRowID(scan) { rowID in
+                guard let document = try source.document(rowID) else { return true }
+                return consider(rowID, document)
             }
         }
         if orderBy.isEmpty {
@@ -72,6 +67,33 @@ struct QueryExecutor {
         let start = min(offset, matches.count)
         let end = limit.map { min(start + $0, matches.count) } ?? matches.count
         return Array(matches[start ..< end])
+    }
+
+    /// The number of matching documents: from the index entries alone when the scan is exact.
+    func count(_ plan: QueryPlan) throws -> Int {
+        guard case let .index(scan) = plan, scan.isExact else { return try rows(plan).count }
+        var count = 0
+        try forEachRowID(scan) { _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+
+    /// Calls `body` with each distinct rowID of the scan's ranges, in scan order, until it
+    /// returns false.
+    private func forEachRowID(_ scan: IndexScan, _ body: (Int64) throws -> Bool) throws {
+        var seen = Set<Int64>()
+        // Ranges of distinct values never share a document, unless an array gave it several.
+        let deduplicate = scan.index.isMultiValued
+        var stopped = false
+        for range in scan.reverse ? scan.ranges.reversed() : scan.ranges where !stopped {
+            try source.forEachIndexEntry(scan.index, in: range, reverse: scan.reverse) { rowID in
+                if deduplicate && !seen.insert(rowID).inserted { return true }
+                stopped = try !body(rowID)
+                return !stopped
+            }
+        }
     }
 
     /// Sorts by the orderBy keys, then by rowID.

@@ -9,16 +9,33 @@ struct KeyRange: Equatable, Sendable {
     var end: [UInt8]?
 }
 
+/// An index scan: which index, which key ranges, in which direction.
+struct IndexScan: Equatable, Sendable {
+    var index: IndexDefinition
+    var ranges: [KeyRange]
+    /// Scan the ranges backwards (last range first).
+    var reverse = false
+    /// The scan yields documents in the orderBy's order.
+    var isOrdered = false
+    /// The ranges hold exactly the matching documents: no need to evaluate the WHERE, and a
+    /// count needs no document.
+    var isExact = false
+    /// What `explain` prints.
+    var description: String
+    /// How many leading keys the ranges fix to values.
+    var usedKeys = 0
+    /// The key after them that the ranges bound, if any.
+    var rangeKey: SortKey?
+}
+
 /// How a query is run.
 enum QueryPlan: Equatable, Sendable {
     case fullScan
     case rowIDs([Int64])
-    /// `ranges` in order; `reverse` scans them backwards; `isOrdered` when the scan yields
-    /// documents in the orderBy's order.
-    case index(IndexDefinition, ranges: [KeyRange], reverse: Bool, isOrdered: Bool, description: String)
+    case index(IndexScan)
 
     var isOrdered: Bool {
-        if case let .index(_, _, _, ordered, _) = self { return ordered }
+        if case let .index(scan) = self { return scan.isOrdered }
         return false
     }
 }
@@ -58,14 +75,17 @@ struct QueryPlanner {
             if score > 0, score > best?.score ?? 0 { best = (index, equalCount, hasRange, score) }
         }
         if let best {
-            return indexPlan(best.index, equalCount: best.equalCount, hasRange: best.hasRange,
-                             constraints: constraints, orderBy: orderBy)
+            var scan = indexPlan(best.index, equalCount: best.equalCount, hasRange: best.hasRange,
+                                 constraints: constraints, orderBy: orderBy)
+            scan.isExact = Self.isExact(expression?.conjuncts ?? [], scan: scan)
+            return .index(scan)
         }
         if limit != nil, !orderBy.isEmpty {
             for index in indexes where !index.isMultiValued {
                 if let reverse = Self.order(of: index, from: 0, satisfies: orderBy) {
-                    return .index(index, ranges: [KeyRange(start: nil, end: nil)], reverse: reverse, isOrdered: true,
-                                  description: "index \(index.name): every entry")
+                    return .index(IndexScan(index: index, ranges: [KeyRange(start: nil, end: nil)], reverse: reverse,
+                                            isOrdered: true, isExact: expression == nil,
+                                            description: "index \(index.name): every entry"))
                 }
             }
         }
@@ -73,7 +93,7 @@ struct QueryPlanner {
     }
 
     private func indexPlan(_ index: IndexDefinition, equalCount: Int, hasRange: Bool,
-                           constraints: [FieldPath: Constraint], orderBy: [SortKey]) -> QueryPlan {
+                           constraints: [FieldPath: Constraint], orderBy: [SortKey]) -> IndexScan {
         var prefixes: [[UInt8]] = [[]]
         var parts: [String] = []
         var used = 0
@@ -93,13 +113,19 @@ struct QueryPlanner {
             if let rangeKey, let constraint {
                 // A descending key's bytes are complemented: the lower value bounds the end.
                 let (low, high) = rangeKey.descending ? (constraint.upper, constraint.lower) : (constraint.lower, constraint.upper)
+                // A one-sided range stops short of nulls, which no ordering comparison matches.
+                let null = prefix + IndexKey.encode(.null, descending: rangeKey.descending)
                 if let low {
                     let bound = prefix + IndexKey.encode(low.value, descending: rangeKey.descending)
                     start = low.inclusive ? bound : bound + IndexKey.prefixEnd
+                } else if !rangeKey.descending {
+                    start = null + IndexKey.prefixEnd
                 }
                 if let high {
                     let bound = prefix + IndexKey.encode(high.value, descending: rangeKey.descending)
                     end = high.inclusive ? bound + IndexKey.prefixEnd : bound
+                } else if rangeKey.descending {
+                    end = null
                 }
             }
             ranges.append(KeyRange(start: start, end: end))
@@ -117,8 +143,40 @@ struct QueryPlanner {
             reverse = direction
             isOrdered = true
         }
-        return .index(index, ranges: ranges, reverse: reverse, isOrdered: isOrdered,
-                      description: "index \(index.name): " + parts.joined(separator: ", "))
+        return IndexScan(index: index, ranges: ranges, reverse: reverse, isOrdered: isOrdered,
+                         description: "index \(index.name): " + parts.joined(separator: ", "),
+                         usedKeys: used, rangeKey: rangeKey)
+    }
+
+    /// True when the scan's ranges hold exactly the documents all `conjuncts` match: each is
+    /// an equality (IN, CONTAINS) on a key the scan fixes, or a non-null bound on its range key.
+    private static func isExact(_ conjuncts: [QueryExpression], scan: IndexScan) -> Bool {
+        let index = scan.index
+        let fixed = Set(index.keys.prefix(scan.usedKeys).map(\.path))
+        var equalities: [FieldPath: Int] = [:]
+        for conjunct in conjuncts {
+            switch conjunct {
+            case let .comparison(.field(path), comparison, .value(value)), let .comparison(.value(value), comparison, .field(path)):
+                if fixed.contains(path), comparison == .equal, !index.isMultiValued {
+                    equalities[path, default: 0] += 1
+                } else if path != scan.rangeKey?.path || value.isNull || comparison == .equal || comparison == .notEqual {
+                    return false
+                }
+            case let .inList(.field(path), list, negated: false):
+                guard fixed.contains(path), !index.isMultiValued,
+                      list.allSatisfy({ if case .value = $0 { true } else { false } }) else { return false }
+                equalities[path, default: 0] += 1
+            case let .contains(.field(path), .value(value), negated: false):
+                guard fixed.contains(path), !value.isNull else { return false }
+                equalities[path, default: 0] += 1
+            case let .between(.field(path), .value(low), .value(high), negated: false):
+                guard path == scan.rangeKey?.path, !low.isNull, !high.isNull else { return false }
+            default:
+                return false
+            }
+        }
+        // A second equality on a key was not used by the ranges.
+        return equalities.values.allSatisfy { $0 == 1 } && equalities.count == fixed.count
     }
 
     /// nil when the index keys from `start` do not give `orderBy`'s order; else whether the

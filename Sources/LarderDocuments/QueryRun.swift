@@ -30,8 +30,16 @@ struct QueryRun {
         plan = QueryPlanner(indexes: state.definition.indexes).plan(where: expression, orderBy: self.orderBy, limit: limit)
     }
 
+    var executor: QueryExecutor {
+        QueryExecutor(source: state, expression: expression, orderBy: orderBy, limit: limit, offset: offset)
+    }
+
     func rows() throws -> [(rowID: Int64, document: JSON)] {
-        try QueryExecutor(source: state, expression: expression, orderBy: orderBy, limit: limit, offset: offset).rows(plan)
+        try executor.rows(plan)
+    }
+
+    func count() throws -> Int {
+        try executor.count(plan)
     }
 
     /// The plan in words: the index and its ranges, or "full scan"; and how the order comes.
@@ -40,8 +48,9 @@ struct QueryRun {
         switch plan {
         case .fullScan: text = "full scan"
         case let .rowIDs(rowIDs): text = "rowid lookup: " + rowIDs.map(String.init).joined(separator: ", ")
-        case let .index(_, ranges, reverse, _, description):
-            text = description + " (\(ranges.count) range\(ranges.count == 1 ? "" : "s")\(reverse ? ", backwards" : ""))"
+        case let .index(scan):
+            text = scan.description + " (\(scan.ranges.count) range\(scan.ranges.count == 1 ? "" : "s")"
+                + (scan.reverse ? ", backwards" : "") + (scan.isExact ? ", exact" : "") + ")"
         }
         if !orderBy.isEmpty { text += plan.isOrdered ? "; order from the index" : "; then sort" }
         return text

@@ -68,7 +68,7 @@ import Testing
         #expect(try await c.count(where: "number > 1") == 2)
         #expect(try await c.findOne(where: "[email] = 'c'")?["__rowid__"] == 3)
         #expect(try await c.find(orderBy: "number DESC").map { $0["n"] } == [5, 2, nil])
-        #expect(try await c.explain(where: "number = 0") == "index [n]: [n] = 0 (1 range)")
+        #expect(try await c.explain(where: "number = 0") == "index [n]: [n] = 0 (1 range, exact)")
         do {
             try await c.insert(["email": "a"])
             Issue.record("a unique violation was not reported")

@@ -21,7 +21,7 @@ import LarderDocuments
                                             orderBy: "[last_name], [first_name]", limit: 20)
         let poets = try await people.count(where: "[tags] CONTAINS ?", args: ["poetry"])
         let plan = try await people.explain(where: "[last_name] = ?", args: ["Lovelace"])
-        #expect(plan == #"index [last_name], [first_name]: [last_name] = "Lovelace" (1 range)"#)
+        #expect(plan == #"index [last_name], [first_name]: [last_name] = "Lovelace" (1 range, exact)"#)
 
         var ada = try #require(try await people.findOne(where: "[__rowid__] = ?", args: [.int(id)]))
         ada["age"] = 37
