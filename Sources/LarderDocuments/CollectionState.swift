@@ -186,12 +186,17 @@ final class CollectionState: DocumentSource {
         for position in write.definition.indexes.indices {
             let index = write.definition.indexes[position]
             let table = index.table(in: name)
-            let oldEntries = old.map { index.entries(for: $0, rowID: rowID, defaults: defaults).entries } ?? []
+            guard let old else {
+                // A new document: its entries are all new.
+                if let new { try stageNewEntries(of: new, rowID: rowID, index: position, into: &write) }
+                continue
+            }
+            let oldEntries = index.entries(for: old, rowID: rowID, defaults: defaults).entries
             let oldKeys = Set(oldEntries.map { fullKey($0.prefix, rowID) })
             var newKeys: [[UInt8]] = []
             if let new {
                 let (entries, sawArray) = index.entries(for: new, rowID: rowID, defaults: defaults)
-                if sawArray { write.definition.indexes[position].isMultiValued = true }
+                if sawArray && !index.isMultiValued { write.definition.indexes[position].isMultiValued = true }
                 for entry in entries {
                     if index.isUnique && !entry.hasNull {
                         try checkUnique(index, prefix: entry.prefix, rowID: rowID, document: new, in: &write)
@@ -214,8 +219,24 @@ final class CollectionState: DocumentSource {
         } else {
             write.batch.removeValue(forKey: Self.documentKey(rowID), in: name)
         }
-        write.documents.append((rowID, new))
-        write.staged[rowID] = .some(new)
+        // New rowIDs are not cached, nor can a later stage of this write name them.
+        if old != nil {
+            write.documents.append((rowID, new))
+            write.staged[rowID] = .some(new)
+        }
+    }
+
+    private func stageNewEntries(of document: JSON, rowID: Int64, index position: Int, into write: inout PendingWrite) throws {
+        let index = write.definition.indexes[position]
+        let table = index.table(in: name)
+        let (entries, sawArray) = index.entries(for: document, rowID: rowID, defaults: write.definition.defaults)
+        if sawArray && !index.isMultiValued { write.definition.indexes[position].isMultiValued = true }
+        for entry in entries {
+            if index.isUnique && !entry.hasNull {
+                try checkUnique(index, prefix: entry.prefix, rowID: rowID, document: document, in: &write)
+            }
+            write.batch.put([], forKey: fullKey(entry.prefix, rowID), in: table)
+        }
     }
 
     /// Throws when another document (stored and not removed by this write, or staged in it)
@@ -257,6 +278,8 @@ final class CollectionState: DocumentSource {
     /// A document without its `__rowid__`; throws unless it is an object.
     static func content(of document: JSON) throws -> JSON {
         guard case var .object(members) = document else { throw DocumentError.notAnObject(document) }
+        // Only a document that carries one is copied to drop it.
+        guard members[FieldPath.rowIDField] != nil else { return document }
         members[FieldPath.rowIDField] = nil
         return .object(members)
     }
@@ -266,10 +289,12 @@ final class CollectionState: DocumentSource {
         return rowID
     }
 
-    /// A stored document as the caller sees it: with `__rowid__`.
-    static func returned(_ document: JSON, rowID: Int64) -> JSON {
-        var result = document
-        result[FieldPath.rowIDField] = .int(rowID)
-        return result
+    /// Turns a stored document into what the caller sees: with `__rowid__`. In place, so that
+    /// a document nothing else holds is not copied.
+    static func addRowID(_ rowID: Int64, to document: inout JSON) {
+        guard case var .object(members) = document else { return }
+        document = .null
+        members[FieldPath.rowIDField] = .int(rowID)
+        document = .object(members)
     }
 }

@@ -34,18 +34,23 @@ struct IndexDefinition: Equatable, Sendable {
         var sawArray = false
         for key in keys {
             let value = key.path.value(in: document, rowID: rowID, defaults: defaults)
-            var choices: [JSON]
-            if case let .array(elements) = value {
-                sawArray = true
-                choices = elements
-            } else {
-                choices = [value]
+            guard case let .array(choices) = value else {
+                // One value: extend every entry in place.
+                for position in entries.indices {
+                    IndexKey.append(value, descending: key.descending, to: &entries[position].prefix)
+                    if value.isNull { entries[position].hasNull = true }
+                }
+                continue
             }
-            var seen = Set<[UInt8]>()
-            let encoded = choices.map { ($0.isNull, IndexKey.encode($0, descending: key.descending)) }
-                .filter { seen.insert($0.1).inserted }
+            sawArray = true
+            var encoded: [(isNull: Bool, bytes: [UInt8])] = []
+            for choice in choices {
+                let bytes = IndexKey.encode(choice, descending: key.descending)
+                // Arrays are short: a linear search beats hashing byte arrays.
+                if !encoded.contains(where: { $0.bytes == bytes }) { encoded.append((choice.isNull, bytes)) }
+            }
             entries = entries.flatMap { entry in
-                encoded.map { Entry(prefix: entry.prefix + $0.1, hasNull: entry.hasNull || $0.0) }
+                encoded.map { Entry(prefix: entry.prefix + $0.bytes, hasNull: entry.hasNull || $0.isNull) }
             }
         }
         return (entries, sawArray)

@@ -138,7 +138,8 @@ enum JSONBinary {
             case JSONBinary.object:
                 let count = try count()
                 var members: [String: JSON] = [:]
-                members.reserveCapacity(count)
+                // A document gets "__rowid__" added when returned: room for it saves a rehash.
+                members.reserveCapacity(depth == 0 ? count + 1 : count)
                 for _ in 0 ..< count {
                     let key = try string()
                     members[key] = try value(depth: depth + 1)
