@@ -278,6 +278,8 @@ final class CollectionState: DocumentSource {
     /// A document without its `__rowid__`; throws unless it is an object.
     static func content(of document: JSON) throws -> JSON {
         guard case var .object(members) = document else { throw DocumentError.notAnObject(document) }
+        // Recursive encoders and comparisons must not run out of stack.
+        guard document.nestingDepth <= JSON.maximumNesting else { throw DocumentError.nestedTooDeeply }
         // Only a document that carries one is copied to drop it.
         guard members[FieldPath.rowIDField] != nil else { return document }
         members[FieldPath.rowIDField] = nil

@@ -1,4 +1,6 @@
-// DocumentCollection+Codable: insert and find typed values; they travel as JSON objects.
+// DocumentCollection+Codable: insert and find typed values; they travel as JSON objects. The
+// generic inserts are disfavored overloads, so that a literal such as ["name": "Ada"] is a
+// JSON document and not an Encodable [String: String] sent through JSONEncoder.
 
 extension DocumentCollection {
     /// Inserts an `Encodable` value (it must encode as an object); returns its rowID.
@@ -7,7 +9,7 @@ extension DocumentCollection {
     /// struct User: Codable { var name: String; var age: Int }
     /// let id = try users.insert(User(name: "Ada", age: 36))
     /// ```
-    @discardableResult
+    @discardableResult @_disfavoredOverload
     public func insert(_ value: some Encodable) throws -> Int64 {
         try insert(JSON(encoding: value))
     }
@@ -17,7 +19,7 @@ extension DocumentCollection {
     /// ```swift
     /// let ids = try users.insertBatch([User(name: "Ada", age: 36), User(name: "Grace", age: 45)])
     /// ```
-    @discardableResult
+    @discardableResult @_disfavoredOverload
     public func insertBatch<Value: Encodable>(_ values: [Value]) throws -> [Int64] {
         try insertBatch(values.map { try JSON(encoding: $0) })
     }
@@ -46,7 +48,7 @@ extension DocumentCollection {
     /// ```swift
     /// let id = try await users.insert(User(name: "Ada", age: 36))
     /// ```
-    @discardableResult
+    @discardableResult @_disfavoredOverload
     public func insert(_ value: some Encodable & Sendable) async throws -> Int64 {
         let document = try JSON(encoding: value)
         return try await insert(document)

@@ -149,6 +149,7 @@ public final class DocumentCollection: Sendable {
     /// ```
     public func setDefaultJSON(_ defaults: JSON) throws {
         guard case .object = defaults else { throw DocumentError.notAnObject(defaults) }
+        guard defaults.nestingDepth <= JSON.maximumNesting else { throw DocumentError.nestedTooDeeply }
         try withState { state in
             var write = state.beginWrite()
             write.definition.defaults = defaults

@@ -26,6 +26,9 @@ public enum DocumentError: Error, Equatable, Sendable {
     case invalidAlias(String)
     /// A metadata key must not be empty.
     case invalidMetadataKey(String)
+    /// A document, default document or argument nests arrays and objects more than 100 deep
+    /// (MongoDB's limit too).
+    case nestedTooDeeply
     /// A stored document could not be read: its bytes are damaged.
     case corruptDocument(collection: String, rowID: Int64, reason: String)
     /// The stored definition of a collection (or the store's metadata) is damaged.
@@ -47,6 +50,7 @@ extension DocumentError: CustomStringConvertible {
         case let .invalidCollectionName(name): return "invalid collection name '\(name)'"
         case let .invalidAlias(name): return "invalid alias name '\(name)'"
         case let .invalidMetadataKey(key): return "invalid metadata key '\(key)'"
+        case .nestedTooDeeply: return "a value nests arrays and objects more than \(JSON.maximumNesting) deep"
         case let .corruptDocument(collection, rowID, reason): return "document \(rowID) of \(collection) is damaged: \(reason)"
         case let .corruptMetadata(key, reason): return "document metadata '\(key)' is damaged: \(reason)"
         }

@@ -55,6 +55,10 @@ extension JSON: Codable {
     /// let doc = try JSON(encoding: User(name: "Ada"))   // ["name": "Ada"]
     /// ```
     public init(encoding value: some Encodable) throws {
+        if let json = value as? JSON {
+            self = json
+            return
+        }
         let data = try JSONEncoder().encode(value)
         self = try JSONDecoder().decode(JSON.self, from: data)
     }

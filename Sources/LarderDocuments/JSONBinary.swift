@@ -7,7 +7,7 @@ enum JSONBinary {
     static let null: UInt8 = 0, falseTag: UInt8 = 1, trueTag: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4
     static let string: UInt8 = 5, array: UInt8 = 6, object: UInt8 = 7
     /// Deeper nesting than this is refused when decoding (and cannot come from a sane writer).
-    static let maximumDepth = 512
+    static let maximumDepth = 128
 
     struct DecodingFailure: Error { var reason: String }
 

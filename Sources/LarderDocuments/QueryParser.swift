@@ -9,6 +9,9 @@ struct QueryParser {
     private let arguments: [JSON]
     private var index = 0
     private var usedArguments = 0
+    /// Parentheses and NOTs open so far: bounded, so that no query exhausts the stack.
+    private var depth = 0
+    static let maximumDepth = 100
 
     private init(_ text: String, aliases: [String: String], arguments: [JSON]) throws {
         self.text = text
@@ -60,12 +63,18 @@ struct QueryParser {
     }
 
     private mutating func notExpression() throws -> QueryExpression {
-        if acceptKeyword("NOT") { return .not(try notExpression()) }
+        if acceptKeyword("NOT") {
+            try enter()
+            defer { depth -= 1 }
+            return .not(try notExpression())
+        }
         return try predicate()
     }
 
     private mutating func predicate() throws -> QueryExpression {
         if acceptSymbol("(") {
+            try enter()
+            defer { depth -= 1 }
             let inner = try orExpression()
             guard acceptSymbol(")") else { throw error("expected ')'") }
             return inner
@@ -125,6 +134,11 @@ struct QueryParser {
         default:
             throw error(symbol.map { "expected a value after '\($0)'" } ?? "expected a field, a value or '?'")
         }
+    }
+
+    private mutating func enter() throws {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) deep") }
     }
 
     // MARK: Tokens

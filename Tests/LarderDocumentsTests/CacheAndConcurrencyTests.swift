@@ -122,5 +122,9 @@ import Testing
         #expect(try c.findOne(where: "[age] > 70", as: User.self) == User(name: "Edsger", age: 72, tags: []))
         #expect(try await c.find(where: "[name] LIKE 'G%'", as: User.self) == [User(name: "Grace", age: 45, tags: [])])
         #expect(throws: DocumentError.notAnObject(5)) { try c.insert(5 as Int) }
+        // Literals are JSON documents, not Encodable dictionaries: a double stays a double.
+        let id = try await c.insert(["score": 1.0])
+        try await c.insertBatch([["score": 2.0], ["score": 3.5]])
+        #expect(try await c.find(where: "[__rowid__] >= ?", args: [.int(id)]).map { $0["score"] } == [.double(1), .double(2), .double(3.5)])
     }
 }

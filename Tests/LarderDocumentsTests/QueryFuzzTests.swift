@@ -60,6 +60,30 @@ import Testing
         #expect(try c.inconsistentIndexes().isEmpty)
     }
 
+    @Test func deepNestingIsAnErrorNotACrash() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("deep")
+        let deepQuery = String(repeating: "(", count: 100_000) + "[a] = 1" + String(repeating: ")", count: 100_000)
+        #expect(throws: QueryError.self) { try c.find(where: deepQuery) }
+        #expect(throws: QueryError.self) { try c.find(where: String(repeating: "NOT ", count: 50_000) + "[a] = 1") }
+        #expect(try c.find(where: String(repeating: "(", count: 50) + "[a] = 1" + String(repeating: ")", count: 50)).isEmpty)
+        var deep: JSON = 1
+        for _ in 0 ..< 150 { deep = [deep] }
+        // Not through #expect: the testing library would encode the value to describe it.
+        func refused(_ body: () throws -> Void) -> Bool {
+            do { try body() } catch DocumentError.nestedTooDeeply { return true } catch {}
+            return false
+        }
+        let insertRefused = refused { try c.insert(["v": deep]) }
+        let findRefused = refused { _ = try c.find(where: "[v] = ?", args: [deep]) }
+        let defaultRefused = refused { try c.setDefaultJSON(["v": deep]) }
+        #expect(insertRefused && findRefused && defaultRefused)
+        var fine: JSON = 1
+        for _ in 0 ..< 99 { fine = [fine] }   // with its object: 100 deep
+        try c.insert(["v": fine])
+        #expect(try c.count(where: "[v] = ?", args: [fine]) == 1)
+    }
+
     @Test func orderByAndIndexDefinitionsRejectGarbage() throws {
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("people")
