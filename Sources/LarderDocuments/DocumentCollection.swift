@@ -17,6 +17,10 @@ import Dispatch
 /// ```
 public final class DocumentCollection: Sendable {
     /// The collection's name.
+    ///
+    /// ```swift
+    /// print(people.name)   // people
+    /// ```
     public let name: String
     let store: DocumentStore
     /// Runs the async forms of this collection's operations one at a time, in order.

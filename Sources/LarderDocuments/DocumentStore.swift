@@ -20,6 +20,10 @@ public final class DocumentStore: @unchecked Sendable {
     // @unchecked: every mutable property is guarded by `lock`.
 
     /// The store directory.
+    ///
+    /// ```swift
+    /// print(store.path)   // /tmp/people.larder
+    /// ```
     public let path: String
     private let lock = NSLock()
     private let backend: TokyoCabinetBackend

@@ -10,12 +10,47 @@
 /// doc["missing"]["deeper"]    // .null
 /// ```
 public enum JSON: Sendable, Hashable {
+    /// JSON's `null`; also what a query reads for a missing field.
+    ///
+    /// ```swift
+    /// let nothing: JSON = .null   // or nil
+    /// ```
     case null
+    /// `true` or `false`.
+    ///
+    /// ```swift
+    /// let flag: JSON = .bool(true)
+    /// ```
     case bool(Bool)
+    /// An integer; compares equal to a double of the same value.
+    ///
+    /// ```swift
+    /// let age: JSON = .int(36)
+    /// ```
     case int(Int64)
+    /// A floating-point number.
+    ///
+    /// ```swift
+    /// let score: JSON = .double(9.5)
+    /// ```
     case double(Double)
+    /// A string.
+    ///
+    /// ```swift
+    /// let name: JSON = .string("Ada")
+    /// ```
     case string(String)
+    /// An array.
+    ///
+    /// ```swift
+    /// let tags: JSON = .array(["math", "poetry"])
+    /// ```
     case array([JSON])
+    /// An object: a document is one.
+    ///
+    /// ```swift
+    /// let address: JSON = .object(["country": "UK"])
+    /// ```
     case object([String: JSON])
 
     /// The value under `key` of an object; `.null` for a missing key or a value that is not

@@ -8,15 +8,27 @@
 /// do {
 ///     _ = try users.find(where: "[age] >> ?", args: [30])
 /// } catch let error as QueryError {
-///     print(error.position, error.message)   // 8 expected a value after '>'
+///     print(error.position, error.message)   // 7 expected a value after '>'
 /// }
 /// ```
 public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The text that failed (as the caller wrote it, before alias expansion).
+    ///
+    /// ```swift
+    /// print(error.query)   // [age] >> ?
+    /// ```
     public var query: String
     /// The 0-based offset, in characters, where the problem was found.
+    ///
+    /// ```swift
+    /// print(String(error.query.dropFirst(error.position)))   // > ?
+    /// ```
     public var position: Int
     /// What is wrong.
+    ///
+    /// ```swift
+    /// print(error.message)   // expected a value after '>'
+    /// ```
     public var message: String
 
     /// Creates an error.
@@ -33,7 +45,7 @@ public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The message with its position and the query.
     ///
     /// ```swift
-    /// print(error)   // query error at 8: expected a value after '>' in "[age] >> ?"
+    /// print(error)   // query error at 7: expected a value after '>' in "[age] >> ?"
     /// ```
     public var description: String {
         "query error at \(position): \(message) in \"\(query)\""

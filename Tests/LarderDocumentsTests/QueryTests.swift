@@ -165,6 +165,9 @@ import Testing
                 #expect(error.query == query)
             }
         }
+        #expect(throws: QueryError(query: "[age] >> ?", position: 7, message: "expected a value after '>'")) {
+            try c.find(where: "[age] >> ?", args: [1])
+        }
         #expect(throws: QueryError.self) { try c.find(args: [1]) }
         #expect(throws: QueryError.self) { try c.find(orderBy: "[v] UP") }
         #expect(throws: QueryError.self) { try c.remove(where: "[v] = ", args: []) }
