@@ -9,7 +9,8 @@
 // a note. Order: for each durability, for each repetition, for each engine (the engine order is
 // rotated every repetition), the workloads in dependency order in a fresh directory:
 // ComplexInsert, ComplexFetch, SimpleUpdate (complex store), then SimpleInsert, SimpleFetch,
-// SimpleFetchStreaming, PointRead (simple store). Progress goes to stderr.
+// SimpleFetchStreaming, PointRead (simple store), then Documents (LarderDocuments against
+// SQLite's JSON functions; Larder and SQLite only). Progress goes to stderr.
 
 import Foundation
 import SpeedSupport
@@ -423,7 +424,8 @@ line("""
 
     - Each workload ran in its own process (`<Engine>SpeedTest <Workload> --dir … --scale … --durability …`), \
     in a fresh directory per engine and repetition, in dependency order (ComplexInsert → ComplexFetch → \
-    SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead); the engine order was rotated \
+    SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead; Documents alone, Larder and \
+    SQLite only: LarderDocuments against SQLite's JSON functions); the engine order was rotated \
     every repetition. Fetches therefore read a store just written (warm page cache) for every engine.
     - Durability `full`: each engine's durable commit (SQLite and GRDB: WAL + `synchronous=FULL`); \
     `nosync`: no fsync (WAL + `synchronous=OFF`).
