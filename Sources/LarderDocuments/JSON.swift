@@ -22,7 +22,8 @@ public enum JSON: Sendable, Hashable {
     /// let flag: JSON = .bool(true)
     /// ```
     case bool(Bool)
-    /// An integer; compares equal to a double of the same value.
+    /// An integer. Queries and ``compare(_:_:)`` find it equal to a double of the same
+    /// value; `==` (Hashable) is structural: `.int(1) != .double(1)`.
     ///
     /// ```swift
     /// let age: JSON = .int(36)

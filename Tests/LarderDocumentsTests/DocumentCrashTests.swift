@@ -31,7 +31,7 @@ import Testing
         var lastAcknowledged = 0
         for round in 1 ... 50 {
             let (process, _) = try Self.start(["run", temporary.path, round % 2 == 0 ? "full" : "nosync", ackPath])
-            usleep(UInt32.random(in: 20_000 ... 80_000))
+            usleep(UInt32.random(in: 2_000 ... 80_000))   // early kills hit file creation
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let acks = try String(contentsOfFile: ackPath, encoding: .utf8).split(separator: "\n")

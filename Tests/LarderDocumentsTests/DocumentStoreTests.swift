@@ -76,6 +76,23 @@ import Testing
         #expect(try people.insert(["name": "new"]) == 31)
     }
 
+    @Test func aReadOnlyStoreReadsAndRefusesWrites() throws {
+        let temporary = try TemporaryStore()
+        let people = try temporary.store.collection("people")
+        try people.addIndex("[n]")
+        try people.insertBatch([["n": 1], ["n": 2]])
+        try temporary.store.close()
+        let reader = try DocumentStore(path: temporary.path, configuration: .init(readOnly: true))
+        defer { try? reader.close() }
+        let readPeople = try reader.collection("people")
+        #expect(try readPeople.count(where: "[n] >= 1") == 2)
+        #expect(try readPeople.explain(where: "[n] = 2") == "index [n]: [n] = 2 (1 range, exact)")
+        #expect(throws: StoreError.readOnly) { try readPeople.insert(["n": 3]) }
+        #expect(throws: StoreError.readOnly) { try reader.setMetadata(1, forKey: "k") }
+        let never = try reader.collection("never")   // not created in a read-only store
+        #expect(try never.find().isEmpty && never.count() == 0)
+    }
+
     @Test func aClosedStoreRefusesWork() throws {
         let temporary = try TemporaryStore()
         let people = try temporary.store.collection("people")

@@ -113,6 +113,24 @@ import Testing
         }
     }
 
+    @Test func newFilesAppearWholeUnderTheirNames() throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        // What a crash during an earlier creation leaves behind is set aside, not used.
+        _ = FileManager.default.createFile(atPath: directory.file("t.idx.tcb.new"), contents: Data("half".utf8))
+        _ = FileManager.default.createFile(atPath: directory.file("Song.tch.new"), contents: Data("half".utf8))
+        let backend = try TokyoCabinetBackend(path: directory.path)
+        try fill(backend)
+        var batch = WriteBatch()
+        batch.put([1], forKey: RowIDKey.bytes(1), in: "Song")
+        try backend.apply(batch)
+        #expect(try keys(backend, from: nil, through: nil).count == 50)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!names.contains { $0.hasSuffix(".new") })
+        #expect(Set(names).isSuperset(of: ["_store.tch", "t.idx.tcb", "Song.tch"]))
+        try backend.close()
+    }
+
     @Test func orderedTablesSurviveReopening() throws {
         let directory = TemporaryDirectory()
         do {

@@ -51,6 +51,11 @@ internal enum FileIO {
         if unlink(path) != 0 && errno != ENOENT { throw failure("remove", path) }
     }
 
+    /// Renames `source` to `destination`, replacing it (atomic within a file system).
+    static func rename(_ source: String, to destination: String) throws {
+        if Glibc.rename(source, destination) != 0 { throw failure("rename", source) }
+    }
+
     static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }

@@ -340,15 +340,41 @@ public final class TokyoCabinetBackend: Backend {
         guard Self.isValidTableName(table) else { throw StoreError.invalidStorageName(table) }
         let filePath = filePath(for: table)
         if configuration.readOnly && !FileIO.exists(filePath) { return nil }
-        let database: any TableDatabase
-        if Self.isOrderedTable(table) {
-            database = try BTreeDatabase(path: filePath, readOnly: configuration.readOnly)
-        } else {
-            let tuning: HashDatabase.Tuning = table.hasPrefix("_") ? .smallFile : .classFile
-            database = try HashDatabase(path: filePath, tuning: tuning, readOnly: configuration.readOnly)
-        }
+        if !configuration.readOnly && !FileIO.exists(filePath) { try createFile(for: table, at: filePath) }
+        let database = try openFile(for: table, at: filePath, readOnly: configuration.readOnly)
         databases[table] = database
         return database
+    }
+
+    private func openFile(for table: String, at filePath: String, readOnly: Bool) throws -> any TableDatabase {
+        if Self.isOrderedTable(table) { return try BTreeDatabase(path: filePath, readOnly: readOnly) }
+        let tuning: HashDatabase.Tuning = table.hasPrefix("_") ? .smallFile : .classFile
+        return try HashDatabase(path: filePath, tuning: tuning, readOnly: readOnly)
+    }
+
+    /// Creates an empty file for `table` under a temporary name and renames it into place, so
+    /// that a crash while Tokyo Cabinet writes a new file's header never leaves a half-made
+    /// file under the table's name (which no later open would accept).
+    private func createFile(for table: String, at filePath: String) throws {
+        let temporary = filePath + ".new"
+        try FileIO.remove(temporary)
+        let database = try openFile(for: table, at: temporary, readOnly: false)
+        let sync = configuration.durability == .full
+        do {
+            if sync { try database.sync() }
+            try database.close()
+        } catch {
+            try? database.close()
+            try? FileIO.remove(temporary)
+            throw error
+        }
+        do {
+            try FileIO.rename(temporary, to: filePath)
+        } catch {
+            // Another process that created the same file first renamed it already.
+            guard FileIO.exists(filePath) else { throw error }
+        }
+        if sync { try FileIO.syncDirectory(path) }
     }
 
     /// A table name is a file name: letters, digits, `_`, `-`, `.`; not starting with `.`.
