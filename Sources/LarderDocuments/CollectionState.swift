@@ -1,21 +1,24 @@
-// CollectionState: the engine behind one collection, used under the store's lock. Reads
+// CollectionState: the engine behind one collection, used under its own lock. Reads
 // documents (through the cache) and index ranges for the executor, and stages every write
 // (documents, index entries, the definition) into one WriteBatch, checking unique indexes
 // before anything is applied, so a call either commits whole or changes nothing.
 
+import Foundation
 import Larder
 
 /// One collection's definition, cache and storage access.
 final class CollectionState: DocumentSource {
     let name: String
-    let backend: TokyoCabinetBackend
+    let backend: SharedBackend
+    /// Held for each whole operation on the collection: one at a time, in order.
+    let lock = NSLock()
     private(set) var definition: CollectionDefinition
     var cache: DocumentCache
 
     /// Document records start with this format byte, then the JSONBinary content.
     static let recordFormat: UInt8 = 1
 
-    init(name: String, backend: TokyoCabinetBackend, definition: CollectionDefinition, cacheSize: Int) {
+    init(name: String, backend: SharedBackend, definition: CollectionDefinition, cacheSize: Int) {
         self.name = name
         self.backend = backend
         self.definition = definition

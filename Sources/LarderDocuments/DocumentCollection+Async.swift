@@ -1,6 +1,6 @@
 // DocumentCollection+Async: every operation as an async function. A collection runs them one
 // at a time on its own serial queue, in the order they were issued; different collections'
-// queues run side by side (their storage calls still take the store's lock in turn).
+// queues run side by side (only their Tokyo Cabinet calls take turns).
 
 import Dispatch
 

@@ -1,6 +1,7 @@
 // DocumentStore: a directory of JSON document collections on Larder's Tokyo Cabinet backend.
-// One lock serializes access to the backend (Tokyo Cabinet handles are not shared across
-// threads); collections are created on first use and their definitions live in `_store`.
+// Collections are created on first use and their definitions live in `_store`. Each collection
+// runs one operation at a time under its own lock; the backend is shared behind another
+// (SharedBackend), so different collections work in parallel between storage calls.
 
 import Foundation
 import Larder
@@ -17,7 +18,8 @@ import Larder
 /// try store.close()
 /// ```
 public final class DocumentStore: @unchecked Sendable {
-    // @unchecked: every mutable property is guarded by `lock`.
+    // @unchecked: every mutable property is guarded by `lock` (collection states guard their
+    // own, the shared backend its own).
 
     /// The store directory.
     ///
@@ -26,7 +28,7 @@ public final class DocumentStore: @unchecked Sendable {
     /// ```
     public let path: String
     private let lock = NSLock()
-    private let backend: TokyoCabinetBackend
+    private let backend: SharedBackend
     private var states: [String: CollectionState] = [:]
     private var queues: [String: DispatchQueue] = [:]
     private var isClosed = false
@@ -44,7 +46,7 @@ public final class DocumentStore: @unchecked Sendable {
     /// ```
     public init(path: String, configuration: Store.Configuration = .init()) throws {
         self.path = path
-        backend = try TokyoCabinetBackend(path: path, configuration: configuration)
+        backend = SharedBackend(try TokyoCabinetBackend(path: path, configuration: configuration))
     }
 
     deinit {
@@ -118,9 +120,12 @@ public final class DocumentStore: @unchecked Sendable {
 
     // MARK: Internal
 
-    /// Runs `body` with the collection's state, under the store's lock.
+    /// Runs `body` with the collection's state, under the collection's lock.
     func withCollection<Result>(_ name: String, _ body: (CollectionState) throws -> Result) throws -> Result {
-        try withLock { try body(try state(of: name)) }
+        let state: CollectionState = try withLock { try self.state(of: name) }
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        return try body(state)
     }
 
     private func withLock<Result>(_ body: () throws -> Result) throws -> Result {

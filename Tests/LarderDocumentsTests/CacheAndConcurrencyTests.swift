@@ -107,6 +107,22 @@ import Testing
         #expect(try users.inconsistentIndexes().isEmpty)
     }
 
+    @Test func oneCollectionsOperationDoesNotHoldUpAnother() throws {
+        let temporary = try TemporaryStore()
+        let a = try temporary.store.collection("a"), b = try temporary.store.collection("b")
+        let done = DispatchSemaphore(value: 0)
+        let finished = try a.withState { _ -> Bool in
+            // While an operation on "a" is in progress, one on "b" runs to the end.
+            Thread.detachNewThread {
+                _ = try? b.insert(["x": 1])
+                done.signal()
+            }
+            return done.wait(timeout: .now() + 10) == .success
+        }
+        #expect(finished)
+        #expect(try b.count() == 1)
+    }
+
     @Test func codableValuesGoInAndComeOut() async throws {
         struct User: Codable, Equatable, Sendable {
             var name: String
