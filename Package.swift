@@ -5,6 +5,7 @@ let package = Package(
     name: "Larder",
     products: [
         .library(name: "Larder", targets: ["Larder"]),
+        .library(name: "LarderDocuments", targets: ["LarderDocuments"]),
     ],
     dependencies: [
         // Only for GRDBSpeedTest: the Larder library itself has no package dependency.
@@ -30,6 +31,21 @@ let package = Package(
             name: "Larder",
             dependencies: ["CTokyoCabinet", "CZlib", "COpenSSL"]
         ),
+        .target(
+            name: "LarderDocuments",
+            dependencies: ["Larder"]
+        ),
+        .testTarget(
+            name: "LarderDocumentsTests",
+            // The crash worker is a dependency so that `swift test` builds it: the crash test
+            // runs it as a child process.
+            dependencies: ["LarderDocuments", "LarderDocumentsCrashWorker"]
+        ),
+        .executableTarget(
+            name: "LarderDocumentsCrashWorker",
+            dependencies: ["LarderDocuments"],
+            path: "Tests/LarderDocumentsCrashWorker"
+        ),
         .executableTarget(
             name: "LarderCrashWorker",
             dependencies: ["Larder"],
@@ -53,7 +69,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "LarderSpeedTest",
-            dependencies: ["Larder", "SpeedSupport"],
+            dependencies: ["Larder", "LarderDocuments", "SpeedSupport"],
             path: "SpeedTests/LarderSpeedTest"
         ),
         .executableTarget(

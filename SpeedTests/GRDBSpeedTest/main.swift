@@ -284,6 +284,7 @@ do {
     case .simpleUpdate: try simpleUpdate()
     case .pointRead: try pointRead()
     case .fullText: throw Failure("FullText runs on Larder and SQLite (FTS5) only")
+    case .documents: throw Failure("Documents runs on LarderDocuments and SQLite's JSON functions only")
     }
 } catch {
     FileHandle.standardError.write(Data("GRDBSpeedTest: \(error)\n".utf8))

@@ -155,6 +155,7 @@ do {
     case .simpleUpdate: try simpleUpdate()
     case .pointRead: try pointRead()
     case .fullText: try fullText()
+    case .documents: try documents()
     }
 } catch {
     FileHandle.standardError.write(Data("LarderSpeedTest: \(error)\n".utf8))

@@ -424,4 +424,5 @@ case .simpleFetchStreaming: simpleFetch(streaming: true)
 case .simpleUpdate: simpleUpdate()
 case .pointRead: pointRead()
 case .fullText: fullText()
+case .documents: documents()
 }

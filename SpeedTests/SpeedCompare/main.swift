@@ -9,7 +9,8 @@
 // a note. Order: for each durability, for each repetition, for each engine (the engine order is
 // rotated every repetition), the workloads in dependency order in a fresh directory:
 // ComplexInsert, ComplexFetch, SimpleUpdate (complex store), then SimpleInsert, SimpleFetch,
-// SimpleFetchStreaming, PointRead (simple store); FullText (Larder and SQLite FTS5 only). Progress
+// SimpleFetchStreaming, PointRead (simple store); FullText (Larder and SQLite FTS5 only);
+// Documents (LarderDocuments against SQLite's JSON functions; Larder and SQLite only). Progress
 // goes to stderr.
 
 import Foundation
@@ -82,13 +83,15 @@ let chains: [[Workload]] = [
     [.complexInsert, .complexFetch, .simpleUpdate],
     [.simpleInsert, .simpleFetch, .simpleFetchStreaming, .pointRead],
     [.fullText],
+    [.documents],
 ]
 let workloadOrder: [Workload] = chains.flatMap { $0 }
 
 /// The workloads an engine runs (TokyoCabinet is the raw ceiling for the simple workloads only).
 func workloads(of engine: String) -> Set<Workload> {
-    engine == "TokyoCabinet" ? [.simpleInsert, .simpleFetch, .pointRead]
-        : engine == "GRDB" ? Set(Workload.allCases).subtracting([.fullText]) : Set(Workload.allCases)
+    if engine == "TokyoCabinet" { return [.simpleInsert, .simpleFetch, .pointRead] }
+    // FullText compares with SQLite FTS5, Documents with SQLite's JSON functions: no GRDB side.
+    return engine == "GRDB" ? Set(Workload.allCases).subtracting([.fullText, .documents]) : Set(Workload.allCases)
 }
 
 /// Where this executable lives: `dirname argv0`, or /proc/self/exe when argv0 has no slash.
@@ -428,7 +431,8 @@ line("""
 
     - Each workload ran in its own process (`<Engine>SpeedTest <Workload> --dir … --scale … --durability …`), \
     in a fresh directory per engine and repetition, in dependency order (ComplexInsert → ComplexFetch → \
-    SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead; FullText); the engine order was rotated \
+    SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead; FullText; Documents, Larder and \
+    SQLite only: LarderDocuments against SQLite's JSON functions); the engine order was rotated \
     every repetition. Fetches therefore read a store just written (warm page cache) for every engine.
     - Durability `full`: each engine's durable commit (SQLite and GRDB: WAL + `synchronous=FULL`); \
     `nosync`: no fsync (WAL + `synchronous=OFF`).

@@ -18,6 +18,7 @@ public enum Workload: String, CaseIterable, Sendable {
     case simpleUpdate = "SimpleUpdate"
     case pointRead = "PointRead"
     case fullText = "FullText"
+    case documents = "Documents"
 }
 
 /// Sizes at SCALE=1 (BNRPersistence's), scaled.
@@ -38,6 +39,8 @@ public struct WorkloadSizes: Sendable {
     public var pointReads: Int { scaled(100_000) }
     /// Song titles in FullText (1,000,000).
     public var fullTextTitles: Int { scaled(1_000_000) }
+    /// User documents in Documents (1,000,000).
+    public var documents: Int { scaled(1_000_000) }
 }
 
 /// A parsed command line.

@@ -73,6 +73,19 @@ import Testing
         #expect(Int(result(larder, phase: "index_size")["size_bytes"] ?? "") ?? 0 > 0)
     }
 
+    @Test func bothDocumentEnginesFindTheSameDocuments() throws {
+        let directory = TemporaryDirectory("speed-documents")
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        let larder = try run("Larder", "Documents", in: directory.path + "/larder")
+        let sqlite = try run("SQLite", "Documents", in: directory.path + "/sqlite")
+        #expect(result(larder, phase: "insertBatch")["count"] == "1000")
+        for phase in ["insertBatch", "findEqual", "findRangeOrderLimit", "findTag", "count", "update10pct"] {
+            #expect(result(larder, phase: phase)["count"] == result(sqlite, phase: phase)["count"], "\(phase)")
+            #expect(result(larder, phase: phase)["check"] == result(sqlite, phase: phase)["check"], "\(phase)")
+        }
+        #expect(result(sqlite, phase: "findTagJSONEach")["count"] == result(larder, phase: "findTag")["count"])
+    }
+
     @Test func theTokyoCabinetCeilingRuns() throws {
         let directory = TemporaryDirectory("speed-tc")
         defer { try? FileManager.default.removeItem(atPath: directory.path) }

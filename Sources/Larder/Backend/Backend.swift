@@ -26,6 +26,15 @@ public protocol Backend: AnyObject {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws
 
+    /// Calls `body` with the records of an ordered `table` whose keys lie between `start` and
+    /// `end` (inclusive; nil is open), in ascending byte order of keys or descending when
+    /// `reverse`, until `body` returns false. Backends without ordered tables throw
+    /// ``StoreError/unorderedTable(_:)``.
+    func forEachRecord(
+        in table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws
+
     /// The number of records in `table` (0 for a table never written).
     func recordCount(in table: String) throws -> Int
 
@@ -56,6 +65,18 @@ extension Backend {
             throw StoreError.ioFailure(path: table, operation: "read", reason: "the backend did not return the value")
         }
         return result
+    }
+
+    /// Backends have no ordered tables unless they say otherwise.
+    ///
+    /// ```swift
+    /// try backend.forEachRecord(in: "people.0.idx", from: nil, through: nil, reverse: true) { _, _ in true }
+    /// ```
+    public func forEachRecord(
+        in table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        throw StoreError.unorderedTable(table)
     }
 
     /// Backends are writable unless they say otherwise.

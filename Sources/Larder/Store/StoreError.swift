@@ -31,6 +31,9 @@ public enum StoreError: Error, Equatable, Sendable {
     /// Store metadata is damaged or not understood.
     case corruptMetadata(key: String, reason: String)
 
+    /// An ordered range scan was asked of a table that is not ordered (not a B+tree).
+    case unorderedTable(String)
+
     /// A class's storage name cannot be used as a file name.
     case invalidStorageName(String)
     /// Two different types were registered under the same storage name.
@@ -92,6 +95,7 @@ extension StoreError: CustomStringConvertible {
         case let .unsupportedFormat(version): return "store format \(version) is newer than this Larder understands"
         case let .formatUpgradeRequired(version): return "store format \(version) must be upgraded: open the store once for writing"
         case let .corruptMetadata(key, reason): return "store metadata '\(key)' is damaged: \(reason)"
+        case let .unorderedTable(name): return "table '\(name)' is not ordered: range scans need a B+tree table"
         case let .invalidStorageName(name): return "invalid storage name '\(name)': use letters, digits, _ - . and do not start with _ or ."
         case let .storageNameTaken(name, type): return "storage name '\(name)' is already registered by \(type)"
         case let .classNotRegistered(name): return "class \(name) is not registered in this store"

@@ -1,6 +1,7 @@
 // TokyoCabinetBackend: a store directory with one Tokyo Cabinet hash database per table
-// (`Song.tch`, `_store.tch`, `_names.tch`), opened on first use, and a commit journal that
-// makes every batch atomic across them.
+// (`Song.tch`, `_store.tch`, `_names.tch`) or B+tree database per ordered table
+// (`people.0.idx.tcb`), opened on first use, and a commit journal that makes every batch
+// atomic across them.
 
 import Foundation
 
@@ -15,12 +16,15 @@ import Foundation
 ///
 /// The directory is locked through its `_store.tch` file: one writing process, or any number
 /// of reading processes, at a time.
+///
+/// A table whose name ends in `.idx` is ordered: a B+tree file whose keys are kept in byte
+/// order, which ``forEachRecord(in:from:through:reverse:_:)`` scans by range.
 public final class TokyoCabinetBackend: Backend {
     /// The store directory.
     public let path: String
     /// How the store was opened.
     public let configuration: Store.Configuration
-    private var databases: [String: HashDatabase] = [:]
+    private var databases: [String: any TableDatabase] = [:]
     private var isClosed = false
     /// Set when a batch passed its commit point but could not be finished: only reopening
     /// (which replays the journal) brings the files and memory back in step.
@@ -30,6 +34,22 @@ public final class TokyoCabinetBackend: Backend {
 
     /// The table whose file locks the whole directory.
     static let lockTable = "_store"
+
+    /// Tables whose names end with this are ordered (B+tree files).
+    ///
+    /// ```swift
+    /// TokyoCabinetBackend.isOrderedTable("people.0.idx")   // true
+    /// ```
+    public static let orderedTableSuffix = ".idx"
+
+    /// True when `table` is kept in a B+tree file, in byte order of its keys.
+    ///
+    /// ```swift
+    /// TokyoCabinetBackend.isOrderedTable("Song")   // false
+    /// ```
+    public static func isOrderedTable(_ table: String) -> Bool {
+        table.hasSuffix(orderedTableSuffix)
+    }
 
     /// Opens the store directory at `path` with the default configuration, creating it if it
     /// does not exist.
@@ -73,13 +93,13 @@ public final class TokyoCabinetBackend: Backend {
         if !configuration.readOnly { removeAbandonedFiles() }
     }
 
-    /// The file that holds `table`.
+    /// The file that holds `table`: `.tch` (hash), or `.tcb` (B+tree) for an ordered table.
     ///
     /// ```swift
     /// backend.filePath(for: "Song")   // "/tmp/music.larder/Song.tch"
     /// ```
     public func filePath(for table: String) -> String {
-        (path as NSString).appendingPathComponent(table + ".tch")
+        (path as NSString).appendingPathComponent(table + (Self.isOrderedTable(table) ? ".tcb" : ".tch"))
     }
 
     /// The commit journal's file, present only while a batch is being applied.
@@ -118,6 +138,23 @@ public final class TokyoCabinetBackend: Backend {
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         try database(for: table)?.forEachRecord(body)
+    }
+
+    /// Calls `body` with the records of the ordered table `table` whose keys lie between
+    /// `start` and `end` (inclusive; nil is open), in ascending byte order of keys, or
+    /// descending when `reverse`, until it returns false. Throws
+    /// ``StoreError/unorderedTable(_:)`` for a hash table.
+    ///
+    /// ```swift
+    /// try backend.forEachRecord(in: "people.0.idx", from: [0x10], through: [0x10, 0xFF]) { key, _ in true }
+    /// ```
+    public func forEachRecord(
+        in table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        guard Self.isOrderedTable(table) else { throw StoreError.unorderedTable(table) }
+        guard let database = try database(for: table) as? BTreeDatabase else { return }
+        try database.forEachRecord(from: start, through: end, reverse: reverse, body)
     }
 
     /// The number of records in `table` (`tchdbrnum`); 0 for a table with no file yet.
@@ -201,7 +238,7 @@ public final class TokyoCabinetBackend: Backend {
 
     /// Applies `batch` to its files: every file in a transaction, all writes, then commits.
     private func applyToFiles(_ batch: WriteBatch) throws {
-        var open: [HashDatabase] = []
+        var open: [any TableDatabase] = []
         do {
             for table in batch.tables {
                 guard let database = try database(for: table) else { throw StoreError.readOnly }
@@ -298,36 +335,44 @@ public final class TokyoCabinetBackend: Backend {
 
     /// The open database of `table`, opening it on first use; nil for a table with no file in
     /// a read-only store.
-    private func database(for table: String) throws -> HashDatabase? {
+    private func database(for table: String) throws -> (any TableDatabase)? {
         if let database = databases[table] { return database }
         guard !isClosed else { throw StoreError.closed }
         guard Self.isValidTableName(table) else { throw StoreError.invalidStorageName(table) }
         let filePath = filePath(for: table)
         if configuration.readOnly && !FileIO.exists(filePath) { return nil }
-        let tuning: HashDatabase.Tuning = table.hasPrefix("_") ? .smallFile : .classFile
         if !configuration.readOnly && !FileIO.exists(filePath) {
-            try createFile(filePath) { try HashDatabase(path: $0, tuning: tuning, readOnly: false).close() }
+            try createFile(filePath) { try openFile(for: table, at: $0, readOnly: false).close() }
         }
-        let database = try HashDatabase(path: filePath, tuning: tuning, readOnly: configuration.readOnly)
+        let database = try openFile(for: table, at: filePath, readOnly: configuration.readOnly)
         databases[table] = database
         return database
+    }
+
+    private func openFile(for table: String, at filePath: String, readOnly: Bool) throws -> any TableDatabase {
+        if Self.isOrderedTable(table) { return try BTreeDatabase(path: filePath, readOnly: readOnly) }
+        let tuning: HashDatabase.Tuning = table.hasPrefix("_") ? .smallFile : .classFile
+        return try HashDatabase(path: filePath, tuning: tuning, readOnly: readOnly)
     }
 
     /// Removes files a process killed while creating a database file left behind (the writer
     /// holds the store's lock, so no other process is creating one now).
     private func removeAbandonedFiles() {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        for name in names where name.contains(".tch.creating-") {
+        for name in names where name.contains(Self.creatingMarker) {
             try? FileIO.remove((path as NSString).appendingPathComponent(name))
         }
     }
+
+    /// What a file's name carries while it is being created.
+    private static let creatingMarker = ".creating-"
 
     /// Creates a database file whole or not at all. Tokyo Cabinet writes a new file's header
     /// and bucket array in several steps, and a process killed between them leaves a file that
     /// cannot be opened: the file is made under a temporary name, synced, and linked into
     /// place (never over a file another process made first).
     private func createFile(_ filePath: String, _ make: (String) throws -> Void) throws {
-        let temporary = filePath + ".creating-\(getpid())"
+        let temporary = filePath + Self.creatingMarker + "\(getpid())"
         try FileIO.remove(temporary)
         defer { try? FileIO.remove(temporary) }
         try make(temporary)

@@ -1,0 +1,200 @@
+// BTreeDatabase: one Tokyo Cabinet B+tree database file (`.tcb`), keys in byte (lexical)
+// order, opened with the same locking rules as the hash files, with ordered range scans
+// through a cursor. Secondary indexes live in these files.
+
+import CTokyoCabinet
+import Foundation
+
+/// One open Tokyo Cabinet B+tree database file, with unique keys in byte order.
+internal final class BTreeDatabase {
+    let path: String
+    private var handle: UnsafeMutablePointer<TCBDB>?
+
+    init(path: String, readOnly: Bool) throws {
+        self.path = path
+        guard let handle = tcbdbnew() else {
+            throw StoreError.cannotOpen(path: path, reason: "out of memory")
+        }
+        // 128 records a leaf, 256 a node, BDBTLARGE for 64-bit offsets (files past 2 GB
+        // otherwise corrupt silently). The comparator stays Tokyo Cabinet's default lexical
+        // one: custom comparators are not recorded in the file.
+        _ = tcbdbtune(handle, 128, 256, 32_749, -1, -1, UInt8(BDBTLARGE))
+        _ = tcbdbsetcache(handle, 8_192, 1_024)
+        _ = tcbdbsetxmsiz(handle, 64 << 20)
+        // BDBOLCKNB: fail at once on a file another process holds; never BDBONOLCK.
+        let mode = readOnly ? Int32(BDBOREADER | BDBOLCKNB) : Int32(BDBOWRITER | BDBOCREAT | BDBOLCKNB)
+        guard tcbdbopen(handle, path, mode) else {
+            let code = tcbdbecode(handle)
+            tcbdbdel(handle)
+            throw Self.openError(code: code, path: path)
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        if let handle {
+            _ = tcbdbclose(handle)
+            tcbdbdel(handle)
+        }
+    }
+
+    /// Closes the file; later calls throw `StoreError.closed`.
+    func close() throws {
+        guard let handle else { return }
+        self.handle = nil
+        let closed = tcbdbclose(handle)
+        let code = tcbdbecode(handle)
+        tcbdbdel(handle)
+        if !closed { throw failure("close", code: code) }
+    }
+
+    /// Calls `body` with the value under `key`, or nil.
+    func readValue(forKey key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> Void) throws {
+        let handle = try openHandle()
+        var size: Int32 = 0
+        // tcbdbget3 returns a pointer into the leaf cache: valid until the next call.
+        let value = key.withUnsafeBytes { key in
+            tcbdbget3(handle, key.baseAddress, Int32(key.count), &size)
+        }
+        guard let value else {
+            let code = tcbdbecode(handle)
+            guard code == Int32(TCENOREC) else { throw failure("read", code: code) }
+            return try body(nil)
+        }
+        return try body(UnsafeRawBufferPointer(start: value, count: Int(size)))
+    }
+
+    /// Calls `body` with every record in key order until it returns false.
+    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try forEachRecord(from: nil, through: nil, reverse: false, body)
+    }
+
+    /// Calls `body` with the records whose keys lie between `start` and `end` (both
+    /// inclusive; nil is open), in ascending key order or descending when `reverse`, until it
+    /// returns false.
+    func forEachRecord(
+        from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        let handle = try openHandle()
+        guard let cursor = tcbdbcurnew(handle) else { throw failure("iterate", code: tcbdbecode(handle)) }
+        defer { tcbdbcurdel(cursor) }
+        // Forward scans start at the first key >= start; reverse scans at the last key <= end.
+        let bound = reverse ? end : start
+        let positioned: Bool
+        if let bound {
+            positioned = bound.withUnsafeBytes { bytes in
+                reverse ? tcbdbcurjumpback(cursor, bytes.baseAddress, Int32(bytes.count))
+                        : tcbdbcurjump(cursor, bytes.baseAddress, Int32(bytes.count))
+            }
+        } else {
+            positioned = reverse ? tcbdbcurlast(cursor) : tcbdbcurfirst(cursor)
+        }
+        guard positioned else { return try endOfScan(handle) }
+        let limit = reverse ? start : end
+        while true {
+            var keySize: Int32 = 0
+            var valueSize: Int32 = 0
+            guard let key = tcbdbcurkey3(cursor, &keySize), let value = tcbdbcurval3(cursor, &valueSize) else {
+                return try endOfScan(handle)
+            }
+            let keyBytes = UnsafeRawBufferPointer(start: key, count: Int(keySize))
+            if let limit {
+                let order = Self.compare(keyBytes, limit)
+                if reverse ? order < 0 : order > 0 { return }
+            }
+            guard try body(keyBytes, UnsafeRawBufferPointer(start: value, count: Int(valueSize))) else { return }
+            guard reverse ? tcbdbcurprev(cursor) : tcbdbcurnext(cursor) else { return try endOfScan(handle) }
+        }
+    }
+
+    /// The number of records.
+    func recordCount() throws -> Int {
+        Int(tcbdbrnum(try openHandle()))
+    }
+
+    /// Starts a transaction: until ``commit()``, ``abort()`` undoes every write.
+    func beginTransaction() throws {
+        let handle = try openHandle()
+        guard tcbdbtranbegin(handle) else { throw failure("begin transaction", code: tcbdbecode(handle)) }
+    }
+
+    /// Makes the transaction's writes permanent.
+    func commit() throws {
+        let handle = try openHandle()
+        guard tcbdbtrancommit(handle) else { throw failure("commit", code: tcbdbecode(handle)) }
+    }
+
+    /// Undoes the transaction's writes.
+    func abort() {
+        if let handle { _ = tcbdbtranabort(handle) }
+    }
+
+    /// Stores `value` under `key`, replacing any value there (keys are unique).
+    func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer) throws {
+        let handle = try openHandle()
+        guard tcbdbput(handle, key.baseAddress, Int32(key.count), value.baseAddress, Int32(value.count)) else {
+            throw failure("write", code: tcbdbecode(handle))
+        }
+    }
+
+    /// Stores a new key: in a B+tree this is an ordinary put.
+    func putNew(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer) throws {
+        try put(value, forKey: key)
+    }
+
+    /// Removes the record under `key`; a missing record is not an error.
+    func delete(_ key: UnsafeRawBufferPointer) throws {
+        let handle = try openHandle()
+        guard tcbdbout(handle, key.baseAddress, Int32(key.count)) else {
+            let code = tcbdbecode(handle)
+            guard code == Int32(TCENOREC) else { throw failure("delete", code: code) }
+            return
+        }
+    }
+
+    /// Writes the file's buffers to the device (fsync).
+    func sync() throws {
+        let handle = try openHandle()
+        guard tcbdbsync(handle) else { throw failure("sync", code: tcbdbecode(handle)) }
+    }
+
+    // MARK: Helpers
+
+    /// Byte-order comparison, Tokyo Cabinet's default B+tree order (`tccmplexical`).
+    static func compare(_ left: UnsafeRawBufferPointer, _ right: [UInt8]) -> Int {
+        right.withUnsafeBytes { right in
+            let common = min(left.count, right.count)
+            if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+                let order = memcmp(leftBase, rightBase, common)
+                if order != 0 { return Int(order) }
+            }
+            return left.count - right.count
+        }
+    }
+
+    /// A cursor that ran off the end is the end of the scan; any other failure is an error.
+    private func endOfScan(_ handle: UnsafeMutablePointer<TCBDB>) throws {
+        let code = tcbdbecode(handle)
+        guard code == Int32(TCENOREC) || code == Int32(TCESUCCESS) else { throw failure("iterate", code: code) }
+    }
+
+    private func openHandle() throws -> UnsafeMutablePointer<TCBDB> {
+        guard let handle else { throw StoreError.closed }
+        return handle
+    }
+
+    private func failure(_ operation: String, code: Int32) -> StoreError {
+        .ioFailure(path: path, operation: operation, reason: String(cString: tcbdberrmsg(code)))
+    }
+
+    private static func openError(code: Int32, path: String) -> StoreError {
+        switch code {
+        case Int32(TCELOCK): return .locked(path: path)
+        case Int32(TCETHREAD): return .alreadyOpenInThisProcess(path: path)
+        case Int32(TCEMETA), Int32(TCERHEAD), Int32(TCEREAD), Int32(TCEMMAP):
+            return .notAStoreFile(path: path)
+        default: return .cannotOpen(path: path, reason: String(cString: tcbdberrmsg(code)))
+        }
+    }
+}

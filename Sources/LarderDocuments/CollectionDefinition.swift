@@ -1,0 +1,41 @@
+// CollectionDefinition: what persists about a collection besides its documents: the next
+// rowID, its indexes, queryable fields, aliases and default document. Stored as one JSON
+// record `collection.<name>` in the store's `_store` table, rewritten in every write batch
+// that changes it.
+
+/// The persistent definition of a collection.
+struct CollectionDefinition: Equatable, Sendable {
+    var nextRowID: Int64 = 1
+    var nextIndexID = 1
+    var indexes: [IndexDefinition] = []
+    var queryableFields: [String] = []
+    var aliases: [String: String] = [:]
+    var defaults: JSON = [:]
+
+    static func metadataKey(for collection: String) -> [UInt8] {
+        Array("collection.\(collection)".utf8)
+    }
+
+    var json: JSON {
+        ["nextRowID": .int(nextRowID), "nextIndexID": .int(Int64(nextIndexID)),
+         "indexes": .array(indexes.map(\.json)), "queryable": .array(queryableFields.map(JSON.string)),
+         "aliases": .object(aliases.mapValues(JSON.string)), "defaults": defaults]
+    }
+
+    init() {}
+
+    /// Reads a stored definition; nil when it is damaged.
+    init?(json: JSON) {
+        guard let nextRowID = json["nextRowID"].intValue, let nextIndexID = json["nextIndexID"].intValue,
+              let indexes = json["indexes"].arrayValue, let queryable = json["queryable"].arrayValue,
+              let aliases = json["aliases"].objectValue else { return nil }
+        self.nextRowID = nextRowID
+        self.nextIndexID = Int(nextIndexID)
+        self.indexes = indexes.compactMap(IndexDefinition.init(json:))
+        self.queryableFields = queryable.compactMap(\.stringValue)
+        self.aliases = aliases.compactMapValues(\.stringValue)
+        self.defaults = json["defaults"]
+        guard self.indexes.count == indexes.count, queryableFields.count == queryable.count,
+              self.aliases.count == aliases.count else { return nil }
+    }
+}

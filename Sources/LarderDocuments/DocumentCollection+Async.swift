@@ -1,0 +1,154 @@
+// DocumentCollection+Async: every operation as an async function. A collection runs them one
+// at a time on its own serial queue, in the order they were issued; different collections'
+// queues run side by side (only their Tokyo Cabinet calls take turns).
+
+import Dispatch
+
+extension DocumentCollection {
+    /// Runs `work` on the collection's queue, after everything issued before it.
+    func enqueue<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Swift.Result { try work() }) }
+        }
+    }
+
+    /// Async form of ``addIndex(_:)``.
+    ///
+    /// ```swift
+    /// try await people.addIndex("[age]")
+    /// ```
+    public func addIndex(_ keys: String) async throws {
+        try await enqueue { try self.addIndex(keys) as Void }
+    }
+
+    /// Async form of ``addUniqueIndex(_:)``.
+    ///
+    /// ```swift
+    /// try await people.addUniqueIndex("[email]")
+    /// ```
+    public func addUniqueIndex(_ keys: String) async throws {
+        try await enqueue { try self.addUniqueIndex(keys) as Void }
+    }
+
+    /// Async form of ``addQueryableFields(_:)``.
+    ///
+    /// ```swift
+    /// try await people.addQueryableFields("[age]")
+    /// ```
+    public func addQueryableFields(_ fields: String) async throws {
+        try await enqueue { try self.addQueryableFields(fields) as Void }
+    }
+
+    /// Async form of ``setAliases(_:)``.
+    ///
+    /// ```swift
+    /// try await people.setAliases(["country": "[address.country]"])
+    /// ```
+    public func setAliases(_ aliases: [String: String]) async throws {
+        try await enqueue { try self.setAliases(aliases) as Void }
+    }
+
+    /// Async form of ``setDefaultJSON(_:)``.
+    ///
+    /// ```swift
+    /// try await people.setDefaultJSON(["active": true])
+    /// ```
+    public func setDefaultJSON(_ defaults: JSON) async throws {
+        try await enqueue { try self.setDefaultJSON(defaults) as Void }
+    }
+
+    /// Async form of ``insert(_:)-(JSON)``.
+    ///
+    /// ```swift
+    /// let id = try await people.insert(["name": "Ada"])
+    /// ```
+    @discardableResult
+    public func insert(_ document: JSON) async throws -> Int64 {
+        try await enqueue { try self.insert(document) as Int64 }
+    }
+
+    /// Async form of ``insertBatch(_:)-([JSON])``.
+    ///
+    /// ```swift
+    /// let ids = try await people.insertBatch([["name": "Ada"], ["name": "Grace"]])
+    /// ```
+    @discardableResult
+    public func insertBatch(_ documents: [JSON]) async throws -> [Int64] {
+        try await enqueue { try self.insertBatch(documents) as [Int64] }
+    }
+
+    /// Async form of ``update(_:)``.
+    ///
+    /// ```swift
+    /// try await people.update(doc)
+    /// ```
+    public func update(_ document: JSON) async throws {
+        try await enqueue { try self.update(document) as Void }
+    }
+
+    /// Async form of ``updateBatch(_:)``.
+    ///
+    /// ```swift
+    /// try await people.updateBatch(changed)
+    /// ```
+    public func updateBatch(_ documents: [JSON]) async throws {
+        try await enqueue { try self.updateBatch(documents) as Void }
+    }
+
+    /// Async form of ``remove(_:)``.
+    ///
+    /// ```swift
+    /// try await people.remove(doc)
+    /// ```
+    public func remove(_ document: JSON) async throws {
+        try await enqueue { try self.remove(document) as Void }
+    }
+
+    /// Async form of ``remove(where:args:)``.
+    ///
+    /// ```swift
+    /// let removed = try await people.remove(where: "[age] < ?", args: [18])
+    /// ```
+    @discardableResult
+    public func remove(where query: String, args: [JSON] = []) async throws -> Int {
+        try await enqueue { try self.remove(where: query, args: args) as Int }
+    }
+
+    /// Async form of ``find(where:args:orderBy:limit:offset:)``.
+    ///
+    /// ```swift
+    /// let adults = try await people.find(where: "[age] >= ?", args: [18])
+    /// ```
+    public func find(where query: String? = nil, args: [JSON] = [], orderBy: String? = nil,
+                     limit: Int? = nil, offset: Int? = nil) async throws -> [JSON] {
+        try await enqueue { try self.find(where: query, args: args, orderBy: orderBy, limit: limit, offset: offset) as [JSON] }
+    }
+
+    /// Async form of ``findOne(where:args:)``.
+    ///
+    /// ```swift
+    /// let ada = try await people.findOne(where: "[name] = ?", args: ["Ada"])
+    /// ```
+    public func findOne(where query: String, args: [JSON] = []) async throws -> JSON? {
+        try await enqueue { try self.findOne(where: query, args: args) as JSON? }
+    }
+
+    /// Async form of ``count(where:args:)``.
+    ///
+    /// ```swift
+    /// let total = try await people.count()
+    /// ```
+    public func count(where query: String? = nil, args: [JSON] = []) async throws -> Int {
+        try await enqueue { try self.count(where: query, args: args) as Int }
+    }
+
+    /// Async form of ``explain(where:args:orderBy:limit:)``.
+    ///
+    /// ```swift
+    /// print(try await people.explain(where: "[age] > ?", args: [30]))
+    /// ```
+    public func explain(where query: String? = nil, args: [JSON] = [], orderBy: String? = nil,
+                        limit: Int? = nil) async throws -> String {
+        try await enqueue { try self.explain(where: query, args: args, orderBy: orderBy, limit: limit) as String }
+    }
+}

@@ -1,0 +1,63 @@
+// DocumentCollection+Reading: find, findOne, count and explain.
+
+extension DocumentCollection {
+    /// The documents the query matches (all when `where` is nil), each with its
+    /// `"__rowid__"`, in `orderBy` order (`[field] DESC, [other]`; rowID order without one),
+    /// after skipping `offset` and at most `limit`.
+    ///
+    /// ```swift
+    /// let page = try people.find(where: "[age] >= ? AND [address.country] IN (?, ?)", args: [18, "UK", "FR"],
+    ///                            orderBy: "[last_name], [first_name]", limit: 20, offset: 40)
+    /// ```
+    public func find(where query: String? = nil, args: [JSON] = [], orderBy: String? = nil,
+                     limit: Int? = nil, offset: Int? = nil) throws -> [JSON] {
+        try withState { state in
+            var rows = try QueryRun(state: state, where: query, args: args, orderBy: orderBy, limit: limit, offset: offset).rows()
+            var documents: [JSON] = []
+            documents.reserveCapacity(rows.count)
+            for position in rows.indices {
+                var document = JSON.null
+                swap(&document, &rows[position].document)
+                CollectionState.addRowID(rows[position].rowID, to: &document)
+                documents.append(document)
+            }
+            return documents
+        }
+    }
+
+    /// The first document (lowest rowID) the query matches, or nil.
+    ///
+    /// ```swift
+    /// let ada = try people.findOne(where: "[email] = ?", args: ["ada@example.com"])
+    /// ```
+    public func findOne(where query: String, args: [JSON] = []) throws -> JSON? {
+        try find(where: query, args: args, limit: 1).first
+    }
+
+    /// How many documents the query matches (all when nil).
+    ///
+    /// ```swift
+    /// let adults = try people.count(where: "[age] >= ?", args: [18])
+    /// ```
+    public func count(where query: String? = nil, args: [JSON] = []) throws -> Int {
+        try withState { state in
+            if query == nil && args.isEmpty { return try state.backend.recordCount(in: state.name) }
+            return try QueryRun(state: state, where: query, args: args, orderBy: nil, limit: nil, offset: nil).count()
+        }
+    }
+
+    /// How the query would run: which index and which ranges, or "full scan"; and whether
+    /// the order comes from the index or a sort (an index gives the order of an orderBy
+    /// with a `limit` even without a WHERE).
+    ///
+    /// ```swift
+    /// print(try people.explain(where: "[last_name] = ?", args: ["Lovelace"]))
+    /// // index [last_name], [first_name]: [last_name] = "Lovelace" (1 range, exact)
+    /// ```
+    public func explain(where query: String? = nil, args: [JSON] = [], orderBy: String? = nil,
+                        limit: Int? = nil) throws -> String {
+        try withState { state in
+            try QueryRun(state: state, where: query, args: args, orderBy: orderBy, limit: limit, offset: nil).explanation
+        }
+    }
+}

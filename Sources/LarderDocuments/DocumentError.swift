@@ -1,0 +1,58 @@
+// DocumentError: every way a document operation fails other than a malformed query
+// (QueryError) or a failure of the storage underneath (StoreError, passed through).
+
+/// An error of a ``DocumentStore`` or ``DocumentCollection``.
+///
+/// ```swift
+/// do {
+///     try users.insert(["email": "ada@example.com"])
+/// } catch DocumentError.uniqueConstraint(let index, let value) {
+///     print("\(value) is already in \(index)")
+/// }
+/// ```
+public enum DocumentError: Error, Equatable, Sendable {
+    /// A write would give two documents the same key in a unique index; nothing of the call
+    /// was stored. `index` is the index definition, `value` the duplicated key.
+    case uniqueConstraint(index: String, value: JSON)
+    /// `update` or `remove` was given a document without an integer `"__rowid__"`.
+    case missingRowID
+    /// No document with this rowID in the collection.
+    case documentNotFound(collection: String, rowID: Int64)
+    /// Documents are JSON objects; this was another kind of value.
+    case notAnObject(JSON)
+    /// A collection name must be 1-100 letters, digits, `_` or `-`, not starting with `_`.
+    case invalidCollectionName(String)
+    /// An alias name must be a bare identifier (letters, digits, `_`) and not a keyword.
+    case invalidAlias(String)
+    /// A metadata key must not be empty.
+    case invalidMetadataKey(String)
+    /// A document, default document or argument nests arrays and objects more than 100 deep
+    /// (MongoDB's limit too).
+    case nestedTooDeeply
+    /// A stored document could not be read: its bytes are damaged.
+    case corruptDocument(collection: String, rowID: Int64, reason: String)
+    /// The stored definition of a collection (or the store's metadata) is damaged.
+    case corruptMetadata(key: String, reason: String)
+}
+
+extension DocumentError: CustomStringConvertible {
+    /// A sentence naming what went wrong.
+    ///
+    /// ```swift
+    /// print(DocumentError.missingRowID)   // the document has no integer "__rowid__"
+    /// ```
+    public var description: String {
+        switch self {
+        case let .uniqueConstraint(index, value): return "unique index \(index) already has \(value)"
+        case .missingRowID: return "the document has no integer \"__rowid__\""
+        case let .documentNotFound(collection, rowID): return "no document \(rowID) in \(collection)"
+        case let .notAnObject(value): return "a document must be a JSON object, not \(value)"
+        case let .invalidCollectionName(name): return "invalid collection name '\(name)'"
+        case let .invalidAlias(name): return "invalid alias name '\(name)'"
+        case let .invalidMetadataKey(key): return "invalid metadata key '\(key)'"
+        case .nestedTooDeeply: return "a value nests arrays and objects more than \(JSON.maximumNesting) deep"
+        case let .corruptDocument(collection, rowID, reason): return "document \(rowID) of \(collection) is damaged: \(reason)"
+        case let .corruptMetadata(key, reason): return "document metadata '\(key)' is damaged: \(reason)"
+        }
+    }
+}

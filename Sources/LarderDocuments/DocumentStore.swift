@@ -1,0 +1,181 @@
+// DocumentStore: a directory of JSON document collections on Larder's Tokyo Cabinet backend.
+// Collections are created on first use and their definitions live in `_store`. Each collection
+// runs one operation at a time under its own lock; the backend is shared behind another
+// (SharedBackend), so different collections work in parallel between storage calls.
+
+import Foundation
+import Larder
+
+/// A store of JSON document collections, in one directory, committed through Larder's
+/// journal: every insert, update or remove, with its index changes, is atomic and durable.
+///
+/// ```swift
+/// let store = try DocumentStore(path: "/tmp/people.larder")
+/// let people = try store.collection("people")
+/// try people.addIndex("[last_name], [first_name]")
+/// let id = try people.insert(["first_name": "Ada", "last_name": "Lovelace"])
+/// let found = try people.find(where: "[last_name] = ?", args: ["Lovelace"])
+/// try store.close()
+/// ```
+public final class DocumentStore: @unchecked Sendable {
+    // @unchecked: every mutable property is guarded by `lock` (collection states guard their
+    // own, the shared backend its own).
+
+    /// The store directory.
+    ///
+    /// ```swift
+    /// print(store.path)   // /tmp/people.larder
+    /// ```
+    public let path: String
+    private let lock = NSLock()
+    private let backend: SharedBackend
+    private var states: [String: CollectionState] = [:]
+    private var queues: [String: DispatchQueue] = [:]
+    private var isClosed = false
+
+    /// The table that holds collection definitions and user metadata.
+    static let metadataTable = "_store"
+    /// Cache size of a collection until `cacheSize` is set.
+    static let defaultCacheSize = 1_000
+
+    /// Opens (or creates) the document store at `path`. Throws `StoreError.locked` when
+    /// another process has it open.
+    ///
+    /// ```swift
+    /// let store = try DocumentStore(path: "/tmp/people.larder", configuration: .init(durability: .full))
+    /// ```
+    public init(path: String, configuration: Store.Configuration = .init()) throws {
+        self.path = path
+        backend = SharedBackend(try TokyoCabinetBackend(path: path, configuration: configuration))
+    }
+
+    deinit {
+        try? backend.close()
+    }
+
+    /// The collection called `name`, created (empty) on first use. A name is 1-100 letters,
+    /// digits, `_` or `-`, not starting with `_`.
+    ///
+    /// ```swift
+    /// let people = try store.collection("people")
+    /// ```
+    public func collection(_ name: String) throws -> DocumentCollection {
+        guard Self.isValidCollectionName(name) else { throw DocumentError.invalidCollectionName(name) }
+        let queue: DispatchQueue = try withLock {
+            _ = try state(of: name)
+            if let queue = queues[name] { return queue }
+            let queue = DispatchQueue(label: "larder.documents.\(name)")
+            queues[name] = queue
+            return queue
+        }
+        return DocumentCollection(store: self, name: name, queue: queue)
+    }
+
+    /// The metadata value stored under `key`, or nil.
+    ///
+    /// ```swift
+    /// let version = try store.metadata(forKey: "schemaVersion")?.intValue ?? 0
+    /// ```
+    public func metadata(forKey key: String) throws -> JSON? {
+        try withLock {
+            var value: JSON?
+            try backend.readValue(forKey: try Self.metadataKey(key), in: Self.metadataTable) { bytes in
+                guard let bytes else { return }
+                value = try Self.decodeMetadata(bytes, key: key)
+            }
+            return value
+        }
+    }
+
+    /// Stores `value` under `key` (nil removes it), durably.
+    ///
+    /// ```swift
+    /// try store.setMetadata(2, forKey: "schemaVersion")
+    /// ```
+    public func setMetadata(_ value: JSON?, forKey key: String) throws {
+        try withLock {
+            var batch = WriteBatch()
+            if let value {
+                batch.put(CollectionState.record(value), forKey: try Self.metadataKey(key), in: Self.metadataTable)
+            } else {
+                batch.removeValue(forKey: try Self.metadataKey(key), in: Self.metadataTable)
+            }
+            try backend.apply(batch)
+        }
+    }
+
+    /// Closes the store; later calls throw `StoreError.closed`. Closing twice is harmless.
+    ///
+    /// ```swift
+    /// try store.close()
+    /// ```
+    public func close() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed else { return }
+        isClosed = true
+        states.removeAll()
+        try backend.close()
+    }
+
+    // MARK: Internal
+
+    /// Runs `body` with the collection's state, under the collection's lock.
+    func withCollection<Result>(_ name: String, _ body: (CollectionState) throws -> Result) throws -> Result {
+        let state: CollectionState = try withLock { try self.state(of: name) }
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        return try body(state)
+    }
+
+    private func withLock<Result>(_ body: () throws -> Result) throws -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed else { throw StoreError.closed }
+        return try body()
+    }
+
+    /// The loaded state of `name` (called under the lock), reading or creating its definition.
+    private func state(of name: String) throws -> CollectionState {
+        if let state = states[name] { return state }
+        let key = CollectionDefinition.metadataKey(for: name)
+        var definition: CollectionDefinition?
+        try backend.readValue(forKey: key, in: Self.metadataTable) { bytes in
+            guard let bytes else { return }
+            let json = try Self.decodeMetadata(bytes, key: "collection.\(name)")
+            guard let stored = CollectionDefinition(json: json) else {
+                throw DocumentError.corruptMetadata(key: "collection.\(name)", reason: "not a collection definition")
+            }
+            definition = stored
+        }
+        if definition == nil && !backend.isReadOnly {
+            var batch = WriteBatch()
+            batch.put(CollectionState.record(CollectionDefinition().json), forKey: key, in: Self.metadataTable)
+            try backend.apply(batch)
+        }
+        let state = CollectionState(name: name, backend: backend, definition: definition ?? CollectionDefinition(),
+                                    cacheSize: Self.defaultCacheSize)
+        states[name] = state
+        return state
+    }
+
+    private static func metadataKey(_ key: String) throws -> [UInt8] {
+        guard !key.isEmpty else { throw DocumentError.invalidMetadataKey(key) }
+        return Array("meta.\(key)".utf8)
+    }
+
+    private static func decodeMetadata(_ bytes: UnsafeRawBufferPointer, key: String) throws -> JSON {
+        guard bytes.first == CollectionState.recordFormat,
+              let value = try? JSONBinary.decode(UnsafeRawBufferPointer(rebasing: bytes.dropFirst())) else {
+            throw DocumentError.corruptMetadata(key: key, reason: "undecodable value")
+        }
+        return value
+    }
+
+    static func isValidCollectionName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 100, !name.hasPrefix("_") else { return false }
+        return name.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0" ... "9").contains(scalar) || scalar == "_" || scalar == "-")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+// FieldPath: a dotted path into a document (`[address.country]`, `[items.0.sku]`) and how it
+// reads a value: through objects by key, through arrays by index, falling back to the
+// collection's default document, else null.
+
+/// A path to a field of a document, as written between brackets in queries and indexes.
+struct FieldPath: Hashable, Sendable, CustomStringConvertible {
+    /// The components between dots.
+    let components: [String]
+
+    /// The reserved field that carries a document's rowID.
+    static let rowIDField = "__rowid__"
+
+    /// `[__rowid__]`.
+    static let rowID = FieldPath(components: [rowIDField])
+
+    private init(components: [String]) {
+        self.components = components
+    }
+
+    /// Parses `address.country`; nil when a component is empty.
+    init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
+        components = parts
+    }
+
+    /// True for `[__rowid__]`.
+    var isRowID: Bool { components == [Self.rowIDField] }
+
+    var description: String { "[" + components.joined(separator: ".") + "]" }
+
+    /// The value at this path in `document`, or nil when the path is missing.
+    func lookup(in document: JSON) -> JSON? {
+        var current = document
+        for component in components {
+            switch current {
+            case let .object(members):
+                guard let next = members[component] else { return nil }
+                current = next
+            case let .array(elements):
+                guard let index = Int(component), elements.indices.contains(index) else { return nil }
+                current = elements[index]
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+
+    /// The value a query sees: the document's, else the default document's, else null.
+    func value(in document: JSON, rowID: Int64, defaults: JSON) -> JSON {
+        if isRowID { return .int(rowID) }
+        return lookup(in: document) ?? lookup(in: defaults) ?? .null
+    }
+}

@@ -1,0 +1,152 @@
+// JSONBinary: the compact storage encoding of a JSON value (documents, definitions,
+// metadata), one tag byte then the payload; see docs/FORMAT.md. Decoding is bounds-checked
+// and depth-limited: damaged bytes give an error, never a crash.
+
+/// Encodes and decodes JSON in Larder's binary document format.
+enum JSONBinary {
+    static let null: UInt8 = 0, falseTag: UInt8 = 1, trueTag: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4
+    static let string: UInt8 = 5, array: UInt8 = 6, object: UInt8 = 7
+    /// Deeper nesting than this is refused when decoding (and cannot come from a sane writer).
+    static let maximumDepth = 128
+
+    struct DecodingFailure: Error { var reason: String }
+
+    static func encode(_ value: JSON) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        append(value, to: &bytes)
+        return bytes
+    }
+
+    static func append(_ value: JSON, to bytes: inout [UInt8]) {
+        switch value {
+        case .null: bytes.append(null)
+        case let .bool(flag): bytes.append(flag ? trueTag : falseTag)
+        case let .int(number):
+            bytes.append(int)
+            appendVarint(UInt64(bitPattern: (number << 1) ^ (number >> 63)), to: &bytes)   // zigzag
+        case let .double(number):
+            bytes.append(double)
+            withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        case let .string(text):
+            bytes.append(string)
+            appendString(text, to: &bytes)
+        case let .array(elements):
+            bytes.append(array)
+            appendVarint(UInt64(elements.count), to: &bytes)
+            for element in elements { append(element, to: &bytes) }
+        case let .object(members):
+            bytes.append(object)
+            appendVarint(UInt64(members.count), to: &bytes)
+            for (key, member) in members {
+                appendString(key, to: &bytes)
+                append(member, to: &bytes)
+            }
+        }
+    }
+
+    static func appendString(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count), to: &bytes)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    /// The value encoded in `bytes`, which must hold exactly one.
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> JSON {
+        var reader = Reader(bytes: bytes)
+        let value = try reader.value(depth: 0)
+        guard reader.offset == bytes.count else { throw DecodingFailure(reason: "trailing bytes") }
+        return value
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> JSON {
+        try bytes.withUnsafeBytes { try decode($0) }
+    }
+
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var offset = 0
+
+        mutating func byte() throws -> UInt8 {
+            guard offset < bytes.count else { throw DecodingFailure(reason: "truncated at \(offset)") }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func varint() throws -> UInt64 {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let next = try byte()
+                guard shift < 64 else { throw DecodingFailure(reason: "varint too long at \(offset)") }
+                result |= UInt64(next & 0x7F) << shift
+                if next < 0x80 { return result }
+                shift += 7
+            }
+        }
+
+        mutating func count() throws -> Int {
+            let value = try varint()
+            // Every element takes at least one byte: a larger count is damage.
+            guard value <= UInt64(bytes.count - offset) else { throw DecodingFailure(reason: "count past the end at \(offset)") }
+            return Int(value)
+        }
+
+        mutating func string() throws -> String {
+            let length = try count()
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[offset ..< offset + length])
+            offset += length
+            guard let text = String(validating: slice, as: UTF8.self) else {
+                throw DecodingFailure(reason: "invalid UTF-8 at \(offset - length)")
+            }
+            return text
+        }
+
+        mutating func value(depth: Int) throws -> JSON {
+            guard depth < JSONBinary.maximumDepth else { throw DecodingFailure(reason: "nested too deeply") }
+            switch try byte() {
+            case JSONBinary.null: return .null
+            case JSONBinary.falseTag: return .bool(false)
+            case JSONBinary.trueTag: return .bool(true)
+            case JSONBinary.int:
+                let zigzag = try varint()
+                return .int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+            case JSONBinary.double:
+                guard bytes.count - offset >= 8 else { throw DecodingFailure(reason: "truncated double at \(offset)") }
+                var bits: UInt64 = 0
+                for index in 0 ..< 8 { bits |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+                offset += 8
+                return .double(Double(bitPattern: bits))
+            case JSONBinary.string: return .string(try string())
+            case JSONBinary.array:
+                let count = try count()
+                var elements: [JSON] = []
+                elements.reserveCapacity(count)
+                for _ in 0 ..< count { elements.append(try value(depth: depth + 1)) }
+                return .array(elements)
+            case JSONBinary.object:
+                let count = try count()
+                var members: [String: JSON] = [:]
+                // A document gets "__rowid__" added when returned: room for it saves a rehash.
+                members.reserveCapacity(depth == 0 ? count + 1 : count)
+                for _ in 0 ..< count {
+                    let key = try string()
+                    members[key] = try value(depth: depth + 1)
+                }
+                return .object(members)
+            case let tag: throw DecodingFailure(reason: "unknown tag \(tag) at \(offset - 1)")
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+// QueryExecutor: the last stage. Runs a plan against a collection's storage: gathers
+// candidate rowIDs (all documents, listed rowIDs, or index ranges), reads each document
+// (through the cache), keeps those the WHERE matches, sorts them (orderBy, then rowID), and
+// applies offset and limit, stopping early when the plan's order allows it.
+
+/// What the executor reads: a collection's documents and index tables.
+protocol DocumentSource {
+    var defaults: JSON { get }
+    func document(_ rowID: Int64) throws -> JSON?
+    func forEachDocument(_ body: (Int64, JSON) throws -> Bool) throws
+    func forEachIndexEntry(_ index: IndexDefinition, in range: KeyRange, reverse: Bool,
+                           _ body: (Int64) throws -> Bool) throws
+}
+
+/// Runs plans.
+struct QueryExecutor {
+    let source: any DocumentSource
+    let expression: QueryExpression?
+    let orderBy: [SortKey]
+    let limit: Int?
+    let offset: Int
+
+    /// The matching documents, as (rowID, document) pairs in the requested order.
+    func rows(_ plan: QueryPlan) throws -> [(rowID: Int64, document: JSON)] {
+        let evaluator = QueryEvaluator(defaults: source.defaults)
+        // An exact index scan yields only matches: the WHERE need not be evaluated.
+        let expression = if case let .index(scan) = plan, scan.isExact { nil as QueryExpression? } else { self.expression }
+        var matches: [(rowID: Int64, document: JSON)] = []
+        // In plan order, the scan can stop once offset + limit documents matched.
+        let wanted = (plan.isOrdered || orderBy.isEmpty) ? limit.map { $0 + offset } : nil
+        if wanted == 0 { return [] }
+        let defaults = source.defaults
+        func sortValues(_ rowID: Int64, _ document: JSON) -> [JSON] {
+            orderBy.map { $0.path.value(in: document, rowID: rowID, defaults: defaults) }
+        }
+        // Once enough matched, an ordered scan still takes the documents that tie with the
+        // last one: ties sort by rowID, which the index order does not follow.
+        func consider(_ rowID: Int64, _ document: JSON) -> Bool {
+            if let expression, !evaluator.matches(expression, document, rowID: rowID) { return true }
+            if let wanted, matches.count >= wanted {
+                guard let last = matches.last, !orderBy.isEmpty,
+                      zip(sortValues(last.rowID, last.document), sortValues(rowID, document)).allSatisfy({ JSON.compare($0, $1) == 0 })
+                else { return false }
+            }
+            matches.append((rowID, document))
+            return orderBy.isEmpty ? wanted.map { matches.count < $0 } ?? true : true
+        }
+        switch plan {
+        case .fullScan:
+            try source.forEachDocument(consider)
+        case let .rowIDs(rowIDs):
+            for rowID in rowIDs {
+                guard let document = try source.document(rowID) else { continue }
+                guard consider(rowID, document) else { break }
+            }
+        case let .index(scan):
+            try forEachRowID(scan) { rowID in
+                guard let document = try source.document(rowID) else { return true }
+                return consider(rowID, document)
+            }
+        }
+        if orderBy.isEmpty {
+            matches.sort { $0.rowID < $1.rowID }
+        } else {
+            matches = sorted(matches, defaults: defaults)
+        }
+        let start = min(offset, matches.count)
+        let end = limit.map { min(start + $0, matches.count) } ?? matches.count
+        return Array(matches[start ..< end])
+    }
+
+    /// The number of matching documents: from the index entries alone when the scan is exact.
+    func count(_ plan: QueryPlan) throws -> Int {
+        guard case let .index(scan) = plan, scan.isExact else { return try rows(plan).count }
+        var count = 0
+        try forEachRowID(scan) { _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+
+    /// Calls `body` with each distinct rowID of the scan's ranges, in scan order, until it
+    /// returns false.
+    private func forEachRowID(_ scan: IndexScan, _ body: (Int64) throws -> Bool) throws {
+        var seen = Set<Int64>()
+        // Ranges of distinct values never share a document, unless an array gave it several.
+        let deduplicate = scan.index.isMultiValued
+        var stopped = false
+        for range in scan.reverse ? scan.ranges.reversed() : scan.ranges where !stopped {
+            try source.forEachIndexEntry(scan.index, in: range, reverse: scan.reverse) { rowID in
+                if deduplicate && !seen.insert(rowID).inserted { return true }
+                stopped = try !body(rowID)
+                return !stopped
+            }
+        }
+    }
+
+    /// Sorts by the orderBy keys, then by rowID.
+    private func sorted(_ rows: [(rowID: Int64, document: JSON)], defaults: JSON) -> [(rowID: Int64, document: JSON)] {
+        let keyed = rows.map { row in (row, orderBy.map { $0.path.value(in: row.document, rowID: row.rowID, defaults: defaults) }) }
+        return keyed.sorted { left, right in
+            for (index, key) in orderBy.enumerated() {
+                let order = JSON.compare(left.1[index], right.1[index])
+                if order != 0 { return key.descending ? order > 0 : order < 0 }
+            }
+            return left.0.rowID < right.0.rowID
+        }.map(\.0)
+    }
+}

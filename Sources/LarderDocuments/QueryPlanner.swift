@@ -1,0 +1,250 @@
+// QueryPlanner: the third stage. Chooses how to find a query's documents: by rowID, through
+// an index (equality and IN on a prefix of its keys, then a range on the next key; or in index
+// order for orderBy + limit), or by a full scan. Index ranges are a superset of the matches:
+// the executor always applies the whole WHERE to each candidate.
+
+/// A byte range of index keys, both ends inclusive (nil: open).
+struct KeyRange: Equatable, Sendable {
+    var start: [UInt8]?
+    var end: [UInt8]?
+}
+
+/// An index scan: which index, which key ranges, in which direction.
+struct IndexScan: Equatable, Sendable {
+    var index: IndexDefinition
+    var ranges: [KeyRange]
+    /// Scan the ranges backwards (last range first).
+    var reverse = false
+    /// The scan yields documents in the orderBy's order.
+    var isOrdered = false
+    /// The ranges hold exactly the matching documents: no need to evaluate the WHERE, and a
+    /// count needs no document.
+    var isExact = false
+    /// What `explain` prints.
+    var description: String
+    /// How many leading keys the ranges fix to values.
+    var usedKeys = 0
+    /// The key after them that the ranges bound, if any.
+    var rangeKey: SortKey?
+}
+
+/// How a query is run.
+enum QueryPlan: Equatable, Sendable {
+    case fullScan
+    case rowIDs([Int64])
+    case index(IndexScan)
+
+    var isOrdered: Bool {
+        if case let .index(scan) = self { return scan.isOrdered }
+        return false
+    }
+}
+
+/// Chooses plans.
+struct QueryPlanner {
+    let indexes: [IndexDefinition]
+    /// Above this many ranges (IN lists multiplied across keys), fewer keys are used.
+    static let maximumRanges = 256
+
+    private struct Constraint {
+        var equalValues: [JSON]?
+        var fromContains = false
+        var lower: (value: JSON, inclusive: Bool)?
+        var upper: (value: JSON, inclusive: Bool)?
+    }
+
+    func plan(where expression: QueryExpression?, orderBy: [SortKey], limit: Int?) -> QueryPlan {
+        let constraints = Self.constraints(of: expression?.conjuncts ?? [])
+        if let rowIDs = constraints[FieldPath.rowID]?.equalValues {
+            var seen = Set<Int64>()
+            return .rowIDs(rowIDs.compactMap(\.intValue).filter { seen.insert($0).inserted })
+        }
+        var best: (index: IndexDefinition, equalCount: Int, hasRange: Bool, score: Int)?
+        for index in indexes {
+            var equalCount = 0
+            for key in index.keys {
+                guard let constraint = constraints[key.path], let values = constraint.equalValues,
+                      !index.isMultiValued || constraint.fromContains || values.allSatisfy({ $0.arrayValue == nil })
+                else { break }
+                equalCount += 1
+            }
+            let hasRange = !index.isMultiValued && equalCount < index.keys.count
+                && (constraints[index.keys[equalCount].path].map { $0.lower != nil || $0.upper != nil } ?? false)
+            let fullUnique = index.isUnique && equalCount == index.keys.count ? 1 : 0
+            let score = equalCount * 4 + (hasRange ? 2 : 0) + fullUnique
+            if score > 0, score > best?.score ?? 0 { best = (index, equalCount, hasRange, score) }
+        }
+        if let best {
+            var scan = indexPlan(best.index, equalCount: best.equalCount, hasRange: best.hasRange,
+                                 constraints: constraints, orderBy: orderBy)
+            scan.isExact = Self.isExact(expression?.conjuncts ?? [], scan: scan)
+            return .index(scan)
+        }
+        if limit != nil, !orderBy.isEmpty {
+            for index in indexes where !index.isMultiValued {
+                if let reverse = Self.order(of: index, from: 0, satisfies: orderBy) {
+                    return .index(IndexScan(index: index, ranges: [KeyRange(start: nil, end: nil)], reverse: reverse,
+                                            isOrdered: true, isExact: expression == nil,
+                                            description: "index \(index.name): every entry"))
+                }
+            }
+        }
+        return .fullScan
+    }
+
+    private func indexPlan(_ index: IndexDefinition, equalCount: Int, hasRange: Bool,
+                           constraints: [FieldPath: Constraint], orderBy: [SortKey]) -> IndexScan {
+        var prefixes: [[UInt8]] = [[]]
+        var parts: [String] = []
+        var used = 0
+        for key in index.keys.prefix(equalCount) {
+            let values = Self.distinct(constraints[key.path]?.equalValues ?? [])
+            guard prefixes.count * values.count <= Self.maximumRanges else { break }
+            prefixes = prefixes.flatMap { prefix in values.map { prefix + IndexKey.encode($0, descending: key.descending) } }
+            parts.append(values.count == 1 ? "\(key.path) = \(values[0])"
+                                           : "\(key.path) IN (\(values.map(\.description).joined(separator: ", ")))")
+            used += 1
+        }
+        var ranges: [KeyRange] = []
+        let rangeKey = hasRange && used == equalCount ? index.keys[used] : nil
+        let constraint = rangeKey.flatMap { constraints[$0.path] }
+        for prefix in prefixes {
+            var start = prefix, end = prefix + IndexKey.prefixEnd
+            if let rangeKey, let constraint {
+                // A descending key's bytes are complemented: the lower value bounds the end.
+                let (low, high) = rangeKey.descending ? (constraint.upper, constraint.lower) : (constraint.lower, constraint.upper)
+                // A one-sided range stops short of nulls, which no ordering comparison matches.
+                let null = prefix + IndexKey.encode(.null, descending: rangeKey.descending)
+                if let low {
+                    let bound = prefix + IndexKey.encode(low.value, descending: rangeKey.descending)
+                    start = low.inclusive ? bound : bound + IndexKey.prefixEnd
+                } else if !rangeKey.descending {
+                    start = null + IndexKey.prefixEnd
+                }
+                if let high {
+                    let bound = prefix + IndexKey.encode(high.value, descending: rangeKey.descending)
+                    end = high.inclusive ? bound + IndexKey.prefixEnd : bound
+                } else if rangeKey.descending {
+                    end = null
+                }
+            }
+            ranges.append(KeyRange(start: start, end: end))
+        }
+        if let rangeKey, let constraint {
+            var text: [String] = []
+            if let lower = constraint.lower { text.append("\(rangeKey.path) \(lower.inclusive ? ">=" : ">") \(lower.value)") }
+            if let upper = constraint.upper { text.append("\(rangeKey.path) \(upper.inclusive ? "<=" : "<") \(upper.value)") }
+            parts.append("range " + text.joined(separator: " AND "))
+        }
+        var reverse = false
+        var isOrdered = false
+        if !orderBy.isEmpty, ranges.count == 1, !index.isMultiValued,
+           let direction = Self.order(of: index, from: used, satisfies: orderBy) {
+            reverse = direction
+            isOrdered = true
+        }
+        return IndexScan(index: index, ranges: ranges, reverse: reverse, isOrdered: isOrdered,
+                         description: "index \(index.name): " + parts.joined(separator: ", "),
+                         usedKeys: used, rangeKey: rangeKey)
+    }
+
+    /// True when the scan's ranges hold exactly the documents all `conjuncts` match: each is
+    /// an equality (IN, CONTAINS) on a key the scan fixes, or a non-null bound on its range key.
+    private static func isExact(_ conjuncts: [QueryExpression], scan: IndexScan) -> Bool {
+        let index = scan.index
+        let fixed = Set(index.keys.prefix(scan.usedKeys).map(\.path))
+        var equalities: [FieldPath: Int] = [:]
+        for conjunct in conjuncts {
+            switch conjunct {
+            case let .comparison(.field(path), comparison, .value(value)), let .comparison(.value(value), comparison, .field(path)):
+                if fixed.contains(path), comparison == .equal, !index.isMultiValued {
+                    equalities[path, default: 0] += 1
+                } else if path != scan.rangeKey?.path || value.isNull || comparison == .equal || comparison == .notEqual {
+                    return false
+                }
+            case let .inList(.field(path), list, negated: false):
+                guard fixed.contains(path), !index.isMultiValued,
+                      list.allSatisfy({ if case .value = $0 { true } else { false } }) else { return false }
+                equalities[path, default: 0] += 1
+            case let .contains(.field(path), .value(value), negated: false):
+                guard fixed.contains(path), !value.isNull else { return false }
+                equalities[path, default: 0] += 1
+            case let .between(.field(path), .value(low), .value(high), negated: false):
+                guard path == scan.rangeKey?.path, !low.isNull, !high.isNull else { return false }
+            default:
+                return false
+            }
+        }
+        // A second equality on a key was not used by the ranges.
+        return equalities.values.allSatisfy { $0 == 1 } && equalities.count == fixed.count
+    }
+
+    /// nil when the index keys from `start` do not give `orderBy`'s order; else whether the
+    /// scan must run backwards.
+    private static func order(of index: IndexDefinition, from start: Int, satisfies orderBy: [SortKey]) -> Bool? {
+        guard start + orderBy.count <= index.keys.count else { return nil }
+        let keys = Array(index.keys[start ..< start + orderBy.count])
+        guard zip(keys, orderBy).allSatisfy({ $0.path == $1.path }) else { return nil }
+        if zip(keys, orderBy).allSatisfy({ $0.descending == $1.descending }) { return false }
+        if zip(keys, orderBy).allSatisfy({ $0.descending != $1.descending }) { return true }
+        return nil
+    }
+
+    private static func distinct(_ values: [JSON]) -> [JSON] {
+        var seen = Set<[UInt8]>()
+        return values.filter { seen.insert(IndexKey.encode($0)).inserted }
+    }
+
+    /// What the top-level AND says about single fields compared with values.
+    private static func constraints(of conjuncts: [QueryExpression]) -> [FieldPath: Constraint] {
+        var result: [FieldPath: Constraint] = [:]
+        for conjunct in conjuncts {
+            switch conjunct {
+            case let .comparison(.field(path), comparison, .value(value)):
+                add(path, comparison, value, to: &result)
+            case let .comparison(.value(value), comparison, .field(path)):
+                add(path, comparison.flipped, value, to: &result)
+            case let .inList(.field(path), list, negated: false):
+                let values = list.compactMap { operand -> JSON? in
+                    if case let .value(value) = operand { return value }
+                    return nil
+                }
+                if values.count == list.count, result[path]?.equalValues == nil { result[path, default: Constraint()].equalValues = values }
+            case let .contains(.field(path), .value(value), negated: false):
+                if result[path]?.equalValues == nil {
+                    result[path, default: Constraint()].equalValues = [value]
+                    result[path, default: Constraint()].fromContains = true
+                }
+            case let .between(.field(path), .value(low), .value(high), negated: false):
+                add(path, .greaterOrEqual, low, to: &result)
+                add(path, .lessOrEqual, high, to: &result)
+            default:
+                break
+            }
+        }
+        return result
+    }
+
+    private static func add(_ path: FieldPath, _ comparison: ComparisonOperator, _ value: JSON,
+                            to result: inout [FieldPath: Constraint]) {
+        var constraint = result[path] ?? Constraint()
+        switch comparison {
+        case .equal:
+            if constraint.equalValues == nil || constraint.fromContains {
+                constraint.equalValues = [value]
+                constraint.fromContains = false
+            }
+        case .notEqual:
+            return
+        case .greater, .greaterOrEqual:
+            let inclusive = comparison == .greaterOrEqual
+            if let lower = constraint.lower, JSON.compare(lower.value, value) > 0 { break }
+            constraint.lower = (value, inclusive && (constraint.lower.map { JSON.compare($0.value, value) != 0 || $0.inclusive } ?? true))
+        case .less, .lessOrEqual:
+            let inclusive = comparison == .lessOrEqual
+            if let upper = constraint.upper, JSON.compare(upper.value, value) < 0 { break }
+            constraint.upper = (value, inclusive && (constraint.upper.map { JSON.compare($0.value, value) != 0 || $0.inclusive } ?? true))
+        }
+        result[path] = constraint
+    }
+}

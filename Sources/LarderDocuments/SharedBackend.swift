@@ -1,0 +1,51 @@
+// SharedBackend: the store's one TokyoCabinetBackend, shared by its collections. Tokyo Cabinet
+// handles are not for concurrent use, so every call takes one (recursive: an index scan reads
+// documents from inside its callback) lock; everything else a collection does (parsing,
+// planning, decoding, evaluating, sorting) runs outside it, in parallel with other collections.
+
+import Foundation
+import Larder
+
+/// The backend behind a lock.
+final class SharedBackend: @unchecked Sendable {
+    // @unchecked: `backend` is only used while `lock` is held.
+    private let backend: TokyoCabinetBackend
+    private let lock = NSRecursiveLock()
+
+    init(_ backend: TokyoCabinetBackend) {
+        self.backend = backend
+    }
+
+    var isReadOnly: Bool { backend.isReadOnly }
+
+    private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    func readValue(forKey key: [UInt8], in table: String, _ body: (UnsafeRawBufferPointer?) throws -> Void) throws {
+        try locked { try backend.readValue(forKey: key, in: table, body) }
+    }
+
+    func forEachRecord(in table: String, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try locked { try backend.forEachRecord(in: table, body) }
+    }
+
+    func forEachRecord(in table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+                       _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try locked { try backend.forEachRecord(in: table, from: start, through: end, reverse: reverse, body) }
+    }
+
+    func recordCount(in table: String) throws -> Int {
+        try locked { try backend.recordCount(in: table) }
+    }
+
+    func apply(_ batch: WriteBatch) throws {
+        try locked { try backend.apply(batch) }
+    }
+
+    func close() throws {
+        try locked { try backend.close() }
+    }
+}

@@ -1,0 +1,59 @@
+// Documents: the Documents workload on LarderDocuments (see UserDocuments in SpeedSupport):
+// insertBatch, equality find, range find with orderBy + limit 20, array-contains find, count,
+// and update of 10% of the documents.
+
+import Foundation
+import Larder
+import LarderDocuments
+import SpeedSupport
+
+func documents() throws {
+    let path = (arguments.directory as NSString).appendingPathComponent("documents.larder")
+    let configuration = Store.Configuration(durability: arguments.durability == "full" ? .full : .noSync)
+    let store = try DocumentStore(path: path, configuration: configuration)
+    let users = try store.collection("users")
+    try users.addIndex("[address.country]")
+    try users.addIndex("[last_name], [first_name]")
+    try users.addIndex("[tags]")
+    let source = UserDocuments.generate(count: sizes.documents)
+    try reporter.measure(phase: "insertBatch", storePath: path) {
+        let documents: [JSON] = source.map { user in
+            ["first_name": .string(user.firstName), "last_name": .string(user.lastName), "age": .int(Int64(user.age)),
+             "address": ["country": .string(user.country), "city": .string(user.city)],
+             "tags": .array(user.tags.map(JSON.string))]
+        }
+        let rowIDs = try users.insertBatch(documents)
+        return (rowIDs.count, "last_\(rowIDs.last ?? 0)")
+    }
+    users.cacheSize = 0   // measure the store, not the cache
+    try reporter.measure(phase: "findEqual", storePath: path) {
+        let found = try users.find(where: "[address.country] = ?", args: [.string(UserDocuments.findCountry)])
+        return (found.count, "first_id_\(found.first?["__rowid__"].intValue ?? 0)")
+    }
+    try reporter.measure(phase: "findRangeOrderLimit", storePath: path) {
+        let found = try users.find(where: "[last_name] >= ?", args: [.string(UserDocuments.rangeStart)],
+                                   orderBy: "[last_name], [first_name]", limit: 20)
+        return (found.count, "first_id_\(found.first?["__rowid__"].intValue ?? 0)")
+    }
+    try reporter.measure(phase: "findTag", storePath: path) {
+        let found = try users.find(where: "[tags] CONTAINS ?", args: [.string(UserDocuments.findTag)])
+        return (found.count, "first_id_\(found.first?["__rowid__"].intValue ?? 0)")
+    }
+    try reporter.measure(phase: "count", storePath: path) {
+        let count = try users.count(where: "[address.country] = ?", args: [.string(UserDocuments.countCountry)])
+        return (count, "count")
+    }
+    try reporter.measure(phase: "update10pct", storePath: path) {
+        // Every tenth document gets a year older and moves country, in one atomic batch.
+        var changed: [JSON] = []
+        for rowID in stride(from: Int64(1), through: Int64(source.count), by: 10) {
+            guard var user = try users.findOne(where: "[__rowid__] = ?", args: [.int(rowID)]) else { continue }
+            user["age"] = .int((user["age"].intValue ?? 0) + 1)
+            user["address"]["country"] = .string(UserDocuments.countries[Int(rowID) % UserDocuments.countries.count])
+            changed.append(user)
+        }
+        try users.updateBatch(changed)
+        return (changed.count, "updated")
+    }
+    try store.close()
+}

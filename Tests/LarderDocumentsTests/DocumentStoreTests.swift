@@ -1,0 +1,115 @@
+// Collections: insert, find, update, remove, metadata, definitions that persist, reopen.
+
+import Foundation
+import Larder
+import Testing
+@testable import LarderDocuments
+
+@Suite struct DocumentStoreTests {
+    @Test func insertFindUpdateRemoveRoundTrip() throws {
+        let temporary = try TemporaryStore()
+        let people = try temporary.store.collection("people")
+        let id = try people.insert(["name": "Ada", "age": 36, "__rowid__": 99])
+        #expect(id == 1)
+        #expect(try people.insert(["name": "Grace", "age": 45]) == 2)
+        var ada = try #require(try people.findOne(where: "[name] = ?", args: ["Ada"]))
+        #expect(ada == ["name": "Ada", "age": 36, "__rowid__": 1])
+        ada["age"] = 37
+        try people.update(ada)
+        #expect(try people.find(where: "[age] > ?", args: [36]).map { $0["name"] } == ["Ada", "Grace"])
+        try people.remove(ada)
+        #expect(try people.find() == [["name": "Grace", "age": 45, "__rowid__": 2]])
+        #expect(try people.count() == 1)
+        // rowIDs are never reused.
+        #expect(try people.insert(["name": "Ada"]) == 3)
+    }
+
+    @Test func missingRowsAndBadDocumentsAreTypedErrors() throws {
+        let temporary = try TemporaryStore()
+        let people = try temporary.store.collection("people")
+        try people.insert(["name": "Ada"])
+        #expect(throws: DocumentError.documentNotFound(collection: "people", rowID: 7)) { try people.update(["__rowid__": 7, "name": "x"]) }
+        #expect(throws: DocumentError.documentNotFound(collection: "people", rowID: 7)) { try people.remove(["__rowid__": 7]) }
+        #expect(throws: DocumentError.missingRowID) { try people.update(["name": "x"]) }
+        #expect(throws: DocumentError.missingRowID) { try people.remove(["__rowid__": "1"]) }
+        #expect(throws: DocumentError.notAnObject([1, 2])) { try people.insert([1, 2]) }
+        #expect(throws: DocumentError.notAnObject(5)) { try people.insertBatch([["a": 1], 5]) }
+        #expect(try people.count() == 1)
+        #expect(try people.find() == [["name": "Ada", "__rowid__": 1]])
+        for name in ["", "_private", "a.b", "a/b", String(repeating: "x", count: 101)] {
+            #expect(throws: DocumentError.invalidCollectionName(name)) { _ = try temporary.store.collection(name) }
+        }
+    }
+
+    @Test func metadataIsStoredRemovedAndKeptAcrossReopen() throws {
+        let temporary = try TemporaryStore()
+        try temporary.store.setMetadata(["version": 2], forKey: "schema")
+        #expect(try temporary.store.metadata(forKey: "schema") == ["version": 2])
+        #expect(try temporary.store.metadata(forKey: "other") == nil)
+        #expect(throws: DocumentError.invalidMetadataKey("")) { try temporary.store.setMetadata(1, forKey: "") }
+        let store = try temporary.reopen()
+        #expect(try store.metadata(forKey: "schema") == ["version": 2])
+        try store.setMetadata(nil, forKey: "schema")
+        #expect(try store.metadata(forKey: "schema") == nil)
+    }
+
+    @Test func definitionsAndDocumentsPersistAcrossReopen() throws {
+        let temporary = try TemporaryStore()
+        do {
+            let people = try temporary.store.collection("people")
+            try people.insertBatch(samplePeople(30))
+            try people.addIndex("[last_name], [first_name] DESC")
+            try people.addUniqueIndex("[email]")
+            try people.addQueryableFields("[age], [address.city]")
+            try people.setAliases(["country": "[address.country]"])
+            try people.setDefaultJSON(["email": nil, "active": true])
+            try people.remove(where: "[age] > ?", args: [45])
+        }
+        let store = try temporary.reopen()
+        let people = try store.collection("people")
+        #expect(people.indexes == ["[last_name], [first_name] DESC", "UNIQUE [email]"])
+        #expect(people.queryableFields == ["[age]", "[address.city]"])
+        #expect(people.aliases == ["country": "[address.country]"])
+        #expect(people.defaultJSON == ["email": nil, "active": true])
+        #expect(try people.count() == 30 - 4)
+        #expect(try people.count(where: "country = 'UK' AND [active] = TRUE") == 9)
+        #expect(try people.insert(["name": "new"]) == 31)
+    }
+
+    @Test func aReadOnlyStoreReadsAndRefusesWrites() throws {
+        let temporary = try TemporaryStore()
+        let people = try temporary.store.collection("people")
+        try people.addIndex("[n]")
+        try people.insertBatch([["n": 1], ["n": 2]])
+        try temporary.store.close()
+        let reader = try DocumentStore(path: temporary.path, configuration: .init(readOnly: true))
+        defer { try? reader.close() }
+        let readPeople = try reader.collection("people")
+        #expect(try readPeople.count(where: "[n] >= 1") == 2)
+        #expect(try readPeople.explain(where: "[n] = 2") == "index [n]: [n] = 2 (1 range, exact)")
+        #expect(throws: StoreError.readOnly) { try readPeople.insert(["n": 3]) }
+        #expect(throws: StoreError.readOnly) { try reader.setMetadata(1, forKey: "k") }
+        let never = try reader.collection("never")   // not created in a read-only store
+        #expect(try never.find().isEmpty && never.count() == 0)
+    }
+
+    @Test func aClosedStoreRefusesWork() throws {
+        let temporary = try TemporaryStore()
+        let people = try temporary.store.collection("people")
+        try temporary.store.close()
+        try temporary.store.close()
+        #expect(throws: StoreError.closed) { try people.insert(["a": 1]) }
+        #expect(throws: StoreError.closed) { _ = try people.find() }
+        #expect(throws: StoreError.closed) { _ = try temporary.store.collection("people") }
+    }
+
+    @Test func collectionsAreSeparate() throws {
+        let temporary = try TemporaryStore()
+        let a = try temporary.store.collection("a"), b = try temporary.store.collection("b")
+        try a.insert(["x": 1])
+        try b.insertBatch([["x": 2], ["x": 3]])
+        #expect(try a.find().map { $0["x"] } == [1])
+        #expect(try b.count(where: "[x] >= 2") == 2)
+        #expect(try b.find(orderBy: "[x] DESC").map { $0["__rowid__"] } == [2, 1])
+    }
+}

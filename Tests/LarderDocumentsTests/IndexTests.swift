@@ -1,0 +1,197 @@
+// Indexes: the planner's choices (explain), results identical with and without indexes,
+// unique violations in every write path with nothing stored, and entries that always agree
+// with the documents.
+
+import Foundation
+import Testing
+@testable import LarderDocuments
+
+@Suite struct IndexTests {
+    static let indexDefinitions = ["[address.country]", "[last_name], [first_name]", "[tags]", "[age] DESC",
+                                   "[address.city], [age] DESC"]
+
+    @Test func explainNamesTheIndexAndRangesOrAFullScan() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("people")
+        try c.insertBatch(samplePeople(50))
+        for definition in Self.indexDefinitions { try c.addIndex(definition) }
+        #expect(try c.explain(where: "[name] = 1") == "full scan")
+        #expect(try c.explain(where: "[address.country] = ?", args: ["UK"]) == #"index [address.country]: [address.country] = "UK" (1 range, exact)"#)
+        #expect(try c.explain(where: "[last_name] IN ('L1', 'L2') AND [first_name] = 'F3'")
+            == #"index [last_name], [first_name]: [last_name] IN ("L1", "L2"), [first_name] = "F3" (2 ranges, exact)"#)
+        #expect(try c.explain(where: "[tags] CONTAINS 'red'") == #"index [tags]: [tags] = "red" (1 range, exact)"#)
+        #expect(try c.explain(where: "[age] > 30 AND [age] <= 40") == "index [age] DESC: range [age] > 30 AND [age] <= 40 (1 range, exact)")
+        #expect(try c.explain(where: "[age] > 30", orderBy: "[age]") == "index [age] DESC: range [age] > 30 (1 range, backwards, exact); order from the index")
+        #expect(try c.explain(orderBy: "[last_name], [first_name]", limit: 20) == "index [last_name], [first_name]: every entry (1 range, exact); order from the index")
+        #expect(try c.explain(orderBy: "[last_name], [first_name]") == "full scan; then sort")
+        #expect(try c.explain(where: "[address.city] = 'C1'", orderBy: "[age] DESC")
+            == #"index [address.city], [age] DESC: [address.city] = "C1" (1 range, exact); order from the index"#)
+        #expect(try c.explain(where: "[__rowid__] = 4") == "rowid lookup: 4")
+        #expect(try c.explain(where: "[address.country] = 'UK' OR [age] = 3") == "full scan")
+        // [tags] holds arrays: no ranges on it, equality only for scalars.
+        #expect(try c.explain(where: "[tags] > 'a'") == "full scan")
+        #expect(try c.explain(where: "[tags] = ?", args: [["red"]]) == "full scan")
+        // Ranges that are a superset of the matches say so by not saying "exact".
+        #expect(try c.explain(where: "[address.country] = 'UK' AND [age] = 3") == #"index [address.country]: [address.country] = "UK" (1 range)"#)
+        #expect(try c.explain(where: "[tags] = 'red'") == #"index [tags]: [tags] = "red" (1 range)"#)
+        #expect(try c.explain(where: "[age] < ?", args: [nil]) == "index [age] DESC: range [age] < null (1 range)")
+    }
+
+    @Test func resultsAreTheSameWithAndWithoutIndexes() throws {
+        let temporary = try TemporaryStore()
+        let plain = try temporary.store.collection("plain"), indexed = try temporary.store.collection("indexed")
+        let documents = samplePeople(300) + [["last_name": "L1"], ["age": "old"], ["tags": []], ["age": 30.5, "tags": "red"]]
+        try plain.insertBatch(documents)
+        for definition in Self.indexDefinitions { try indexed.addIndex(definition) }
+        try indexed.insertBatch(documents)
+        let queries: [(String, [JSON], String?, Int?)] = [
+            ("[address.country] = ?", ["UK"], nil, nil),
+            ("[address.country] IN (?, ?)", ["UK", "US"], "[age] DESC", 7),
+            ("[last_name] = 'L2' AND [first_name] >= 'F3'", [], nil, nil),
+            ("[last_name] = 'L2'", [], "[first_name]", 5),
+            ("[last_name] = 'L2'", [], "[first_name] DESC", 5),
+            ("[tags] CONTAINS ?", ["gold"], nil, nil),
+            ("[tags] CONTAINS 'red' AND [age] < 30", [], "[age]", nil),
+            ("[tags] = 'red'", [], nil, nil),
+            ("[age] > ?", [60], nil, nil),
+            ("[age] >= 30 AND [age] < 35", [], "[age] DESC", 4),
+            ("[age] BETWEEN 25 AND 27", [], nil, nil),
+            ("[age] < 22", [], nil, nil),
+            ("[age] <= ?", [true], nil, nil),
+            ("[age] > ? AND [age] > 25 AND [age] >= 25", [30], "[age]", nil),
+            ("[tags] CONTAINS ? AND [tags] CONTAINS ?", ["red", "gold"], nil, nil),
+            ("[address.country] = 'UK' AND [address.country] = 'FR'", [], nil, nil),
+            ("[age] > 'a'", [], nil, nil),
+            ("[age] IS NULL", [], nil, nil),
+            ("[age] = NULL", [], nil, nil),
+            ("[address.city] = 'C1' AND [age] > 50", [], "[age] DESC", 3),
+            ("[last_name] IN ('L0', 'L4') AND [first_name] IN ('F1', 'F2', 'F6')", [], nil, nil),
+        ]
+        for (query, args, orderBy, limit) in queries {
+            let expected = try plain.find(where: query, args: args, orderBy: orderBy, limit: limit)
+            #expect(try indexed.find(where: query, args: args, orderBy: orderBy, limit: limit) == expected, "\(query)")
+            #expect(try indexed.count(where: query, args: args) == plain.count(where: query, args: args), "\(query)")
+            #expect(try indexed.count(where: query, args: args) == expected.count || limit != nil, "\(query)")
+            let emptyAllowed = ["[age] IS NULL", "[age] = NULL", "[age] > 'a'", "[age] <= ?", "[address.country] = 'UK' AND [address.country] = 'FR'"]
+            if limit == nil { #expect(!expected.isEmpty || emptyAllowed.contains(query), "\(query)") }
+        }
+        for orderBy in ["[last_name], [first_name]", "[age]", "[age] DESC", "[last_name] DESC, [first_name] DESC"] {
+            #expect(try indexed.find(orderBy: orderBy, limit: 10, offset: 2) == plain.find(orderBy: orderBy, limit: 10, offset: 2))
+        }
+        #expect(try indexed.inconsistentIndexes().isEmpty)
+    }
+
+    @Test func uniqueViolationsStoreNothingInEveryWritePath() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("users")
+        try c.addUniqueIndex("[email]")
+        try c.addIndex("[name]")
+        try c.insertBatch([["email": "a@x", "name": "a"], ["email": "b@x", "name": "b"], ["name": "no email"], ["name": "no email"]])
+        let before = try c.find()
+        #expect(throws: DocumentError.uniqueConstraint(index: "[email]", value: "a@x")) { try c.insert(["email": "a@x"]) }
+        #expect(throws: DocumentError.uniqueConstraint(index: "[email]", value: "c@x")) {
+            try c.insertBatch([["email": "c@x"], ["email": "d@x"], ["email": "c@x"]])
+        }
+        #expect(throws: DocumentError.uniqueConstraint(index: "[email]", value: "b@x")) {
+            try c.update(["__rowid__": 1, "email": "b@x", "name": "changed"])
+        }
+        #expect(throws: DocumentError.notAnObject(7)) { try c.insertBatch([["email": "e@x"], 7]) }
+        #expect(try c.find() == before)
+        #expect(try c.inconsistentIndexes().isEmpty)
+        // The failed calls consumed no rowID.
+        #expect(try c.insert(["email": "c@x"]) == 5)
+        // Keeping one's own value, and taking a value another document gave up, are fine.
+        try c.update(["__rowid__": 1, "email": "a@x", "name": "kept"])
+        try c.remove(["__rowid__": 2])
+        try c.update(["__rowid__": 1, "email": "b@x"])
+        try c.insert(["email": "a@x"])
+        #expect(try c.find(where: "[email] IS NOT NULL", orderBy: "[email]").map { $0["__rowid__"] } == [6, 1, 5])
+        #expect(try c.inconsistentIndexes().isEmpty)
+    }
+
+    @Test func updateBatchIsAllOrNothingAndSeesItsOwnEarlierChanges() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("users")
+        try c.addUniqueIndex("[email]")
+        try c.addIndex("[tags]")
+        try c.insertBatch([["email": "a", "tags": ["x"]], ["email": "b"], ["email": "c"]])
+        let before = try c.find()
+        #expect(throws: DocumentError.uniqueConstraint(index: "[email]", value: "c")) {
+            try c.updateBatch([["__rowid__": 1, "email": "z"], ["__rowid__": 2, "email": "c"]])
+        }
+        #expect(throws: DocumentError.documentNotFound(collection: "users", rowID: 9)) {
+            try c.updateBatch([["__rowid__": 1, "email": "z"], ["__rowid__": 9]])
+        }
+        #expect(try c.find() == before)
+        // The same document twice, and a value freed earlier in the batch taken later.
+        try c.updateBatch([["__rowid__": 1, "email": "q", "tags": ["y"]], ["__rowid__": 1, "email": "r", "tags": ["w", "x"]],
+                           ["__rowid__": 2, "email": "a"]])
+        #expect(rowIDs(try c.find(where: "[tags] CONTAINS 'x'")) == [1])
+        #expect(try c.find(where: "[tags] CONTAINS 'y'").isEmpty)
+        #expect(try c.findOne(where: "[email] = 'a'")?["__rowid__"] == 2)
+        #expect(try c.inconsistentIndexes().isEmpty)
+    }
+
+    @Test func addingAUniqueIndexToDataThatBreaksItBuildsNothing() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("users")
+        try c.insertBatch([["email": "a"], ["email": "b"], ["email": "a"]])
+        #expect(throws: DocumentError.uniqueConstraint(index: "[email]", value: "a")) { try c.addUniqueIndex("[email]") }
+        #expect(c.indexes.isEmpty)
+        #expect(try c.explain(where: "[email] = 'a'") == "full scan")
+        try c.addIndex("[email]")
+        try c.addIndex("[email]")   // again: nothing to do
+        #expect(c.indexes == ["[email]"])
+        #expect(rowIDs(try c.find(where: "[email] = 'a'")) == [1, 3])
+        // Defaults that would make two documents collide are refused too.
+        let d = try temporary.store.collection("defaults")
+        try d.insertBatch([["x": 1], ["y": 1], ["y": 2]])
+        try d.addUniqueIndex("[x]")
+        #expect(throws: DocumentError.uniqueConstraint(index: "[x]", value: 5)) { try d.setDefaultJSON(["x": 5]) }
+        #expect(d.defaultJSON == [:])
+        try d.setDefaultJSON(["x": nil, "z": 1])
+        #expect(try d.inconsistentIndexes().isEmpty)
+    }
+
+    @Test func uniqueArrayIndexesHoldEachElementOnce() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("tagged")
+        try c.addUniqueIndex("[codes]")
+        try c.insert(["codes": ["a", "b", "a"]])
+        try c.insert(["codes": "c"])
+        #expect(throws: DocumentError.uniqueConstraint(index: "[codes]", value: "b")) { try c.insert(["codes": ["z", "b"]]) }
+        #expect(throws: DocumentError.uniqueConstraint(index: "[codes]", value: "c")) { try c.insert(["codes": ["c"]]) }
+        #expect(rowIDs(try c.find(where: "[codes] CONTAINS 'a'")) == [1])
+        #expect(try c.inconsistentIndexes().isEmpty)
+    }
+
+    @Test func randomWritesKeepIndexesConsistent() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("people")
+        for definition in Self.indexDefinitions { try c.addIndex(definition) }
+        var generator = SystemRandomNumberGenerator()
+        let pool = samplePeople(40)
+        var live: [Int64] = []
+        for step in 0 ..< 300 {
+            switch Int.random(in: 0 ..< 4, using: &generator) {
+            case 0, 1:
+                live.append(try c.insert(pool[step % pool.count]))
+            case 2 where !live.isEmpty:
+                var document = pool[Int.random(in: 0 ..< pool.count, using: &generator)]
+                document["__rowid__"] = .int(live[Int.random(in: 0 ..< live.count, using: &generator)])
+                try c.update(document)
+            case 3 where !live.isEmpty:
+                let rowID = live.remove(at: Int.random(in: 0 ..< live.count, using: &generator))
+                try c.remove(["__rowid__": .int(rowID)])
+            default:
+                break
+            }
+        }
+        #expect(try c.count() == live.count)
+        #expect(try c.inconsistentIndexes().isEmpty)
+        let young = try c.count(where: "[age] < 40")
+        #expect(try c.remove(where: "[age] < 40") == young)
+        #expect(try c.count(where: "[age] < 40") == 0)
+        #expect(try c.inconsistentIndexes().isEmpty)
+    }
+}

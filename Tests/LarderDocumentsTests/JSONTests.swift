@@ -1,0 +1,109 @@
+// JSON values: literals, subscripts, Codable, the total order, and the two encodings (storage
+// and index keys) agreeing with it.
+
+import Foundation
+import Testing
+@testable import LarderDocuments
+
+@Suite struct JSONTests {
+    /// One value of each kind, listed in ascending total order.
+    static let ascending: [JSON] = [
+        .null, false, true, .double(-.infinity), .int(.min), -2.5, -1, 0, 0.5, 1, .double(1.5), 2,
+        .int(1 << 53), .int(1 << 53 + 1), .int(.max), .double(.infinity),
+        "", "A", "a", "a\u{0}", "a\u{0}b", "ab", "é", [], [nil], [1], [1, 2], [2], ["a"], [:], ["a": 1], ["a": 2], ["a": 2, "b": 0], ["b": 0],
+    ]
+
+    @Test func literalsAndSubscriptsReadThroughMissingKeys() {
+        var doc: JSON = ["name": "Ada", "age": 36, "tags": ["math", "poetry"], "address": ["country": "UK"], "x": nil, "ok": true, "pi": 3.25]
+        #expect(doc["address"]["country"] == "UK")
+        #expect(doc["tags"][1] == "poetry")
+        #expect(doc["tags"][5] == .null)
+        #expect(doc["missing"]["deeper"] == .null)
+        #expect(doc["x"].isNull && doc["ok"].boolValue == true && doc["pi"].doubleValue == 3.25)
+        #expect(doc["age"].intValue == 36 && JSON.double(4).intValue == 4 && JSON.double(4.5).intValue == nil)
+        doc["address"]["city"] = "London"
+        #expect(doc["address"] == ["country": "UK", "city": "London"])
+        let text: JSON = ["b": 1, "a": [true, nil, "q\"\n"]]
+        #expect(text.description == #"{"a":[true,null,"q\"\n"],"b":1}"#)
+    }
+
+    @Test func codableRoundTripsEveryKind() throws {
+        let value: JSON = ["s": "x", "i": -7, "d": 2.5, "b": false, "n": nil, "a": [1, [2]], "o": ["k": "v"]]
+        let data = try JSONEncoder().encode(value)
+        #expect(try JSONDecoder().decode(JSON.self, from: data) == value)
+        struct User: Codable, Equatable { var name: String; var age: Int }
+        let doc = try JSON(encoding: User(name: "Ada", age: 36))
+        #expect(doc == ["name": "Ada", "age": 36])
+        var withRowID = doc
+        withRowID["__rowid__"] = 9
+        #expect(try withRowID.decode(as: User.self) == User(name: "Ada", age: 36))
+    }
+
+    @Test func theTotalOrderRanksTypesThenValues() {
+        for (i, left) in Self.ascending.enumerated() {
+            for (j, right) in Self.ascending.enumerated() {
+                let expected = i < j ? -1 : (i == j ? 0 : 1)
+                #expect(JSON.compare(left, right) == expected, "\(left) vs \(right)")
+            }
+        }
+        #expect(JSON.compare(.int(2), .double(2.0)) == 0)
+        #expect(JSON.compare(.double(-0.0), .int(0)) == 0)
+        #expect(JSON.compare(.int(1 << 53 + 1), .double(9_007_199_254_740_992.0)) == 1)
+        #expect(JSON.compare(.double(.nan), .double(-.infinity)) == -1)
+        #expect(JSON.compare(.double(.nan), .double(.nan)) == 0)
+        #expect(JSON.compare(.double(.nan), true) == 1)
+    }
+
+    @Test func indexKeysSortAsTheTotalOrderAscendingAndDescending() {
+        for (i, left) in Self.ascending.enumerated() {
+            for (j, right) in Self.ascending.enumerated() {
+                let expected = i < j ? -1 : (i == j ? 0 : 1)
+                let a = IndexKey.encode(left), b = IndexKey.encode(right)
+                #expect(order(a, b) == expected, "\(left) vs \(right)")
+                let da = IndexKey.encode(left, descending: true) + [0x00], db = IndexKey.encode(right, descending: true) + [0xFF]
+                // Descending reverses the order, and what follows a component never changes it.
+                if i != j { #expect(order(da, db) == -expected, "desc \(left) vs \(right)") }
+            }
+        }
+        #expect(IndexKey.encode(.int(2)) == IndexKey.encode(.double(2)))
+        var key = IndexKey.encode("x")
+        IndexKey.appendRowID(0x0102, to: &key)
+        #expect(key.withUnsafeBytes { IndexKey.rowID(in: $0) } == 0x0102)
+    }
+
+    @Test func theBinaryEncodingRoundTripsAndRefusesDamage() throws {
+        for value in Self.ascending + [["deep": [[["x": [1.25, -3, "é"]]]]]] {
+            let bytes = JSONBinary.encode(value)
+            let decoded = try JSONBinary.decode(bytes)
+            #expect(JSON.compare(decoded, value) == 0 && decoded.typeRank == value.typeRank, "\(value)")
+        }
+        let bytes = JSONBinary.encode(["name": "Ada", "tags": ["a", "b"], "n": 123_456_789])
+        for cut in 0 ..< bytes.count {
+            #expect(throws: JSONBinary.DecodingFailure.self) { try JSONBinary.decode(Array(bytes[..<cut])) }
+        }
+        #expect(throws: JSONBinary.DecodingFailure.self) { try JSONBinary.decode(bytes + [0]) }
+        #expect(throws: JSONBinary.DecodingFailure.self) { try JSONBinary.decode([99]) }
+        #expect(throws: JSONBinary.DecodingFailure.self) { try JSONBinary.decode(Array(repeating: JSONBinary.array, count: 600) + [1]) }
+        // Any byte string decodes or throws, never crashes.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0 ..< 2_000 {
+            var mutated = bytes
+            mutated[Int.random(in: 0 ..< mutated.count, using: &generator)] = UInt8.random(in: 0 ... 255, using: &generator)
+            _ = try? JSONBinary.decode(mutated)
+        }
+    }
+
+    @Test func theExamplesOfFormatMDAreTheBytesWritten() {
+        let document: JSON = ["age": 36]
+        #expect(CollectionState.record(document) == [0x01, 0x07, 0x01, 0x03, 0x61, 0x67, 0x65, 0x03, 0x48])
+        var key = IndexKey.encode("Li")
+        IndexKey.append(3, descending: true, to: &key)
+        IndexKey.appendRowID(7, to: &key)
+        #expect(key == [0x30, 0x4C, 0x69, 0x00, 0x01, 0xDF, 0x3F, 0xF7, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                        0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFC, 0, 0, 0, 0, 0, 0, 0, 7])
+    }
+
+    private func order(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
+    }
+}
