@@ -14,6 +14,10 @@ import Testing
         let ackPath = directory.path + ".acks"
         _ = FileManager.default.createFile(atPath: ackPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: ackPath) }
+        // Create the store and its class files first: creating a class file at registration
+        // happens outside the commit journal, and a kill in the middle of it leaves a file
+        // Tokyo Cabinet cannot open (a known gap of store creation, not of saves).
+        #expect(try Worker.run(["check", directory.path]) == "ok 0")
         var generator = SeededGenerator(seed: 2026)
         var lastAcknowledged: UInt64 = 0
         var journalsSeen = 0
