@@ -363,3 +363,25 @@ extension TextSearchFormatTests {
         try reader.close()
     }
 }
+
+extension TextSearchDamageTests {
+    /// Index files are created by the commit of the first indexed save, never by a read (a
+    /// file created outside the journal could be left half-written by a crash).
+    @Test func indexFilesAppearWithTheFirstIndexedSave() throws {
+        let directory = TemporaryDirectory("fts-files")
+        let store = try Store(path: directory.path)
+        try store.register(IndexedSong.self)
+        func indexFiles() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("_text") && $0.hasSuffix(".tch") }.sorted()
+        }
+        #expect(try store.titleMatches("blue").isEmpty)
+        try store.insert(IndexedSong(""))   // no text: the index is still empty
+        #expect(try indexFiles().isEmpty)
+        try store.saveChanges()
+        #expect(try indexFiles() == ["_text.IndexedSong.tch", "_textrows.IndexedSong.tch", "_textvocab.IndexedSong.tch"])
+        try store.insert(IndexedSong("Blue"))
+        try store.saveChanges()
+        #expect(try store.titleMatches("blue") == [2])
+        try store.close()
+    }
+}

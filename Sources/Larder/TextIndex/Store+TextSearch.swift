@@ -51,7 +51,7 @@ extension Store {
         let index = entry.textIndex ?? TextIndex(className: entry.name, classID: entry.classID,
                                                  isRegistered: false, declaresText: true)
         var batch = WriteBatch()
-        for table in TextIndex.tables(for: entry.name) {
+        for table in TextIndex.tables(for: entry.name) where index.isRegistered {
             var keys: [[UInt8]] = []
             try backend.forEachRecord(in: table) { key, _ in
                 keys.append(Array(key))

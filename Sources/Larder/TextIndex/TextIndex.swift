@@ -117,6 +117,9 @@ internal final class TextIndex {
     /// The vocabulary of every attribute, loaded from the store on first use.
     func loadedVocabularies(in store: Store) throws -> [String: TextVocabulary] {
         if let vocabularies { return vocabularies }
+        // Before its first save the index has no files, and reading would create them outside
+        // of any commit.
+        guard isRegistered else { return [:] }
         var loaded: [String: TextVocabulary] = [:]
         var maxTokenID: UInt32 = 0
         try store.backend.forEachRecord(in: vocabularyTable) { key, value in
@@ -134,6 +137,13 @@ internal final class TextIndex {
         vocabularies = loaded
         nextTokenID = maxTokenID &+ 1
         return loaded
+    }
+
+    /// Adds to `batch`, for the save that registers the index, a delete of a key that never
+    /// exists in each of its tables: applying it creates their files inside the commit, so that
+    /// no later read creates one outside of it.
+    func createTables(in batch: inout WriteBatch) {
+        for table in [postingsTable, vocabularyTable, rowsTable] { batch.removeValue(forKey: [0], in: table) }
     }
 
     /// Forgets the loaded vocabulary, or replaces it (after a rebuild).

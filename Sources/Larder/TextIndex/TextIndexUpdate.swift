@@ -43,6 +43,7 @@ internal struct TextIndexUpdate {
             record.writeVarInt(UInt64(TextIndex.maxChunkRows))
             record.writeVarInt(UInt64(TextIndex.rowBlockShift))
             try batch.putSealed(record, forKey: TextIndex.registryKey(for: index.className), in: Store.metadataTable)
+            index.createTables(in: &batch)
         }
         var deltas = TokenDeltas()
         try writeRowBlocks(rows, of: index, savedNextRowID: savedNextRowID, rowsAreNew: rowsAreNew,

@@ -56,6 +56,7 @@ internal enum TextRowBlock {
 extension TextIndex {
     /// The rows of block `block` (empty when it has no record).
     func rowBlock(_ block: UInt64, in store: Store) throws -> [UInt64: RowText] {
+        guard isRegistered else { return [:] }   // no files yet (see loadedVocabularies)
         let key = RowIDKey.bytes(block)
         var rows: [UInt64: RowText] = [:]
         try store.backend.readValue(forKey: key, in: rowsTable) { value in
