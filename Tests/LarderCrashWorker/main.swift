@@ -74,7 +74,10 @@ func run() throws {
         try store.insert(counter)
         try store.saveChanges()
     }
-    while true {
+    // Until killed, or until the test that started it is gone (an orphan is adopted by
+    // another process): a worker must never outlive its test.
+    let parent = getppid()
+    while getppid() == parent {
         let number = try saveOnce(store, counter: counter)
         acks.write(Data("\(number)\n".utf8))
     }
