@@ -209,8 +209,8 @@ final class CollectionState: DocumentSource {
                 if let new { try stageNewEntries(of: new, rowID: rowID, index: position, into: &write) }
                 continue
             }
-            let oldEntries = index.entries(for: old, rowID: rowID, defaults: defaults).entries
-            let oldKeys = Set(oldEntries.map { fullKey($0.prefix, rowID) })
+            // A document has a few entries per index: arrays beat hashing byte strings.
+            let oldKeys = index.entries(for: old, rowID: rowID, defaults: defaults).entries.map { fullKey($0.prefix, rowID) }
             var newKeys: [[UInt8]] = []
             if let new {
                 let (entries, sawArray) = index.entries(for: new, rowID: rowID, defaults: defaults)
@@ -222,14 +222,14 @@ final class CollectionState: DocumentSource {
                     newKeys.append(fullKey(entry.prefix, rowID))
                 }
             }
-            let newSet = Set(newKeys)
-            for key in oldKeys where !newSet.contains(key) {
+            for key in oldKeys where !newKeys.contains(key) {
                 write.batch.removeValue(forKey: key, in: table)
-                write.removed[index.id, default: []].insert(key)
+                // Only unique checks ask what this write removed.
+                if index.isUnique { write.removed[index.id, default: []].insert(key) }
             }
             for key in newKeys where !oldKeys.contains(key) {
                 write.batch.put([], forKey: key, in: table)
-                write.removed[index.id]?.remove(key)
+                if index.isUnique { write.removed[index.id]?.remove(key) }
             }
         }
         if let new {
