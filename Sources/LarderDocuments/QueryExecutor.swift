@@ -60,7 +60,10 @@ struct QueryExecutor {
             }
         }
         if orderBy.isEmpty {
-            matches.sort { $0.rowID < $1.rowID }
+            // An index range or a rowID list usually yields rowIDs in order already.
+            if zip(matches, matches.dropFirst()).contains(where: { $0.rowID > $1.rowID }) {
+                matches.sort { $0.rowID < $1.rowID }
+            }
         } else {
             matches = sorted(matches, defaults: defaults)
         }

@@ -48,7 +48,8 @@ struct QueryRun {
         var text: String
         switch plan {
         case .fullScan: text = "full scan"
-        case let .rowIDs(rowIDs): text = "rowid lookup: " + rowIDs.map(String.init).joined(separator: ", ")
+        case let .rowIDs(rowIDs):
+            text = "rowid lookup: " + (rowIDs.isEmpty ? "none" : rowIDs.map(String.init).joined(separator: ", "))
         case let .index(scan):
             text = scan.description + " (\(scan.ranges.count) range\(scan.ranges.count == 1 ? "" : "s")"
                 + (scan.reverse ? ", backwards" : "") + (scan.isExact ? ", exact" : "") + ")"

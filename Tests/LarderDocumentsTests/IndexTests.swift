@@ -27,6 +27,9 @@ import Testing
         #expect(try c.explain(where: "[address.city] = 'C1'", orderBy: "[age] DESC")
             == #"index [address.city], [age] DESC: [address.city] = "C1" (1 range, exact); order from the index"#)
         #expect(try c.explain(where: "[__rowid__] = 4") == "rowid lookup: 4")
+        #expect(try c.explain(where: "[__rowid__] IN (2, 'x', 2.0, 9)") == "rowid lookup: 2, 9")
+        #expect(try c.explain(where: "[__rowid__] = 'x'") == "rowid lookup: none")
+        #expect(try c.find(where: "[__rowid__] = 'x'").isEmpty)
         #expect(try c.explain(where: "[address.country] = 'UK' OR [age] = 3") == "full scan")
         // [tags] holds arrays: no ranges on it, equality only for scalars.
         #expect(try c.explain(where: "[tags] > 'a'") == "full scan")
