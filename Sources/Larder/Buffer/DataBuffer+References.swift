@@ -48,7 +48,7 @@ extension DataBuffer {
         let entry = try store.entry(for: type)
         var objects: [T] = []
         objects.reserveCapacity(count)
-        try readVarInts(count: count) { rowID in
+        for rowID in try readVarIntArray(count: count).values {
             if let object = store.reference(rowID: rowID, entry: entry) {
                 objects.append(unsafeDowncast(object, to: T.self))
             }
@@ -121,38 +121,45 @@ extension DataBuffer {
 
     /// Reads a varint element count; each element takes at least one byte, so a count larger
     /// than the bytes left is damage, reported before anything is allocated.
-    /// Reads `count` varints in one pass over the bytes (a list of references), calling `body`
-    /// with each. A truncated or malformed varint throws the error ``readVarInt()`` throws,
-    /// with the read position at that varint.
-    @inline(__always)
-    internal mutating func readVarInts(count: Int, _ body: (UInt64) -> Void) throws {
+    /// Reads `count` varints in one pass over the bytes (a list of references), with the
+    /// smallest and largest of them. A truncated or malformed varint throws the error
+    /// ``readVarInt()`` throws, with the read position at that varint.
+    internal mutating func readVarIntArray(count: Int) throws -> (values: [UInt64], smallest: UInt64, largest: UInt64) {
         var position = readPosition
-        let failedAt: Int? = bytes.withUnsafeBufferPointer { all -> Int? in
-            let end = all.count
-            for _ in 0 ..< count {
-                let start = position
-                var result: UInt64 = 0
-                var shift: UInt64 = 0
-                while true {
-                    guard position < end else { return start }
-                    let byte = all[position]
-                    position &+= 1
-                    let payload = UInt64(byte & 0x7f)
-                    // The tenth byte may only carry the 64th bit.
-                    guard shift < 63 || (shift == 63 && payload <= 1) else { return start }
-                    result |= payload << shift
-                    if byte < 0x80 { break }
-                    shift &+= 7
+        var failedAt: Int?
+        var smallest = UInt64.max
+        var largest: UInt64 = 0
+        let values = bytes.withUnsafeBufferPointer { all in
+            [UInt64](unsafeUninitializedCapacity: count) { out, initialized in
+                let end = all.count
+                for index in 0 ..< count {
+                    let start = position
+                    var result: UInt64 = 0
+                    var shift: UInt64 = 0
+                    while true {
+                        guard position < end else { failedAt = start; return }
+                        let byte = all[position]
+                        position &+= 1
+                        let payload = UInt64(byte & 0x7f)
+                        // The tenth byte may only carry the 64th bit.
+                        guard shift < 63 || (shift == 63 && payload <= 1) else { failedAt = start; return }
+                        result |= payload << shift
+                        if byte < 0x80 { break }
+                        shift &+= 7
+                    }
+                    out[index] = result
+                    initialized = index &+ 1
+                    smallest = min(smallest, result)
+                    largest = max(largest, result)
                 }
-                body(result)
             }
-            return nil
         }
         if let failedAt {
             readPosition = failedAt
             _ = try readVarInt()   // throws the typed error for these bytes
         }
         readPosition = position
+        return (values, smallest, largest)
     }
 
     internal mutating func readCount() throws -> Int {

@@ -205,13 +205,14 @@ extension DataBuffer {
     public mutating func readReferenceList<T: StoredObject>(to type: T.Type, in store: Store) throws -> ReferenceList<T> {
         let count = try readCount()
         let entry = try store.entry(for: type)
-        var rowIDs: [UInt64] = []
-        rowIDs.reserveCapacity(count)
-        let observer = store.referenceObserver
-        try readVarInts(count: count) { rowID in
-            observer?(entry, rowID)
-            if rowID != 0, entry.liveObject(rowID) != nil || entry.savedRowMayExist(rowID) {
-                rowIDs.append(rowID)
+        var (rowIDs, smallest, largest) = try readVarIntArray(count: count)
+        // Usually every reference is to a saved row that exists: nothing to look up.
+        let allSaved = smallest >= 1 && largest < entry.savedNextRowID && entry.deletedRowIDs.isEmpty
+        if !allSaved || store.referenceObserver != nil {
+            let observer = store.referenceObserver
+            rowIDs.removeAll { rowID in
+                observer?(entry, rowID)
+                return rowID == 0 || (entry.liveObject(rowID) == nil && !entry.savedRowMayExist(rowID))
             }
         }
         return ReferenceList(rowIDs: rowIDs, held: [], store: store, entry: entry)
