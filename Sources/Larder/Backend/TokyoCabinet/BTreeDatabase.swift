@@ -26,7 +26,7 @@ internal final class BTreeDatabase {
         guard tcbdbopen(handle, path, mode) else {
             let code = tcbdbecode(handle)
             tcbdbdel(handle)
-            throw Self.openError(code: code, path: path)
+            throw TokyoCabinetError.openError(code: code, path: path)
         }
         self.handle = handle
     }
@@ -185,16 +185,7 @@ internal final class BTreeDatabase {
     }
 
     private func failure(_ operation: String, code: Int32) -> StoreError {
-        .ioFailure(path: path, operation: operation, reason: String(cString: tcbdberrmsg(code)))
+        TokyoCabinetError.failure(operation, path: path, code: code)
     }
 
-    private static func openError(code: Int32, path: String) -> StoreError {
-        switch code {
-        case Int32(TCELOCK): return .locked(path: path)
-        case Int32(TCETHREAD): return .alreadyOpenInThisProcess(path: path)
-        case Int32(TCEMETA), Int32(TCERHEAD), Int32(TCEREAD), Int32(TCEMMAP):
-            return .notAStoreFile(path: path)
-        default: return .cannotOpen(path: path, reason: String(cString: tcbdberrmsg(code)))
-        }
-    }
 }

@@ -39,7 +39,7 @@ internal final class HashDatabase {
         guard tchdbopen(handle, path, mode) else {
             let code = tchdbecode(handle)
             tchdbdel(handle)
-            throw Self.openError(code: code, path: path)
+            throw TokyoCabinetError.openError(code: code, path: path)
         }
         self.handle = handle
     }
@@ -159,22 +159,10 @@ internal final class HashDatabase {
     }
 
     private func failure(_ operation: String, code: Int32) -> StoreError {
-        .ioFailure(path: path, operation: operation, reason: Self.message(code))
+        TokyoCabinetError.failure(operation, path: path, code: code)
     }
 
-    private static func message(_ code: Int32) -> String {
-        String(cString: tchdberrmsg(code))
-    }
 
-    private static func openError(code: Int32, path: String) -> StoreError {
-        switch code {
-        case Int32(TCELOCK): return .locked(path: path)
-        case Int32(TCETHREAD): return .alreadyOpenInThisProcess(path: path)
-        case Int32(TCEMETA), Int32(TCERHEAD), Int32(TCEREAD), Int32(TCEMMAP):
-            return .notAStoreFile(path: path)
-        default: return .cannotOpen(path: path, reason: message(code))
-        }
-    }
 }
 
 /// Carries a Swift closure, and the error it throws, through Tokyo Cabinet's C iterator.
