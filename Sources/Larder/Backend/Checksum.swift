@@ -3,10 +3,18 @@
 
 import CZlib
 
-/// CRC-32 as computed by zlib's `crc32`.
-internal enum Checksum {
+/// CRC-32 as computed by zlib's `crc32` (also what LarderDocuments' records carry).
+///
+/// ```swift
+/// let crc = Array("123456789".utf8).withUnsafeBytes { Checksum.crc32($0) }   // 0xCBF43926
+/// ```
+public enum Checksum {
     /// The CRC-32 of `parts`, in order, as if they were one byte string.
-    static func crc32(_ parts: UnsafeRawBufferPointer...) -> UInt32 {
+    ///
+    /// ```swift
+    /// let crc = key.withUnsafeBytes { key in value.withUnsafeBytes { Checksum.crc32(key, $0) } }
+    /// ```
+    public static func crc32(_ parts: UnsafeRawBufferPointer...) -> UInt32 {
         var crc: UInt = CZlib.crc32(0, nil, 0)
         for part in parts where part.count > 0 {
             crc = CZlib.crc32(crc, part.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt32(part.count))
