@@ -15,8 +15,6 @@ final class CollectionState: DocumentSource {
     private(set) var definition: CollectionDefinition
     var cache: DocumentCache
 
-    /// Document records start with this format byte, then the JSONBinary content.
-    static let recordFormat: UInt8 = 1
 
     init(name: String, backend: SharedBackend, definition: CollectionDefinition, cacheSize: Int) {
         self.name = name
@@ -38,7 +36,7 @@ final class CollectionState: DocumentSource {
         var result: JSON?
         try backend.readValue(forKey: Self.documentKey(rowID), in: name) { bytes in
             guard let bytes else { return }
-            result = try decodeRecord(bytes, rowID: rowID)
+            result = try decodeRecord(bytes, key: Self.documentKey(rowID), rowID: rowID)
         }
         if let result { cache.store(result, for: rowID) }
         return result
@@ -50,7 +48,7 @@ final class CollectionState: DocumentSource {
                 throw DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a rowID")
             }
             let rowID = Int64(bitPattern: raw)
-            return try body(rowID, cache.document(for: rowID) ?? decodeRecord(value, rowID: rowID))
+            return try body(rowID, cache.document(for: rowID) ?? decodeRecord(value, key: Array(key), rowID: rowID))
         }
     }
 
@@ -62,12 +60,9 @@ final class CollectionState: DocumentSource {
         }
     }
 
-    private func decodeRecord(_ bytes: UnsafeRawBufferPointer, rowID: Int64) throws -> JSON {
-        guard bytes.first == Self.recordFormat else {
-            throw DocumentError.corruptDocument(collection: name, rowID: rowID, reason: "unknown record format")
-        }
+    private func decodeRecord(_ bytes: UnsafeRawBufferPointer, key: [UInt8], rowID: Int64) throws -> JSON {
         do {
-            return try JSONBinary.decode(UnsafeRawBufferPointer(rebasing: bytes.dropFirst()))
+            return try key.withUnsafeBytes { try DocumentRecord.open(bytes, key: $0) }
         } catch let failure as JSONBinary.DecodingFailure {
             throw DocumentError.corruptDocument(collection: name, rowID: rowID, reason: failure.reason)
         }
@@ -140,7 +135,8 @@ final class CollectionState: DocumentSource {
             for key in ordered { batch.put([], forKey: key, in: table) }
         }
         if write.definition != definition {
-            batch.put(Self.record(write.definition.json), forKey: CollectionDefinition.metadataKey(for: name), in: DocumentStore.metadataTable)
+            let key = CollectionDefinition.metadataKey(for: name)
+            batch.put(DocumentRecord.seal(write.definition.json, key: key), forKey: key, in: DocumentStore.metadataTable)
         }
         try backend.apply(batch)
         definition = write.definition
@@ -233,7 +229,8 @@ final class CollectionState: DocumentSource {
             }
         }
         if let new {
-            write.batch.put(Self.record(new), forKey: Self.documentKey(rowID), in: name)
+            let key = Self.documentKey(rowID)
+            write.batch.put(DocumentRecord.seal(new, key: key), forKey: key, in: name)
         } else {
             write.batch.removeValue(forKey: Self.documentKey(rowID), in: name)
         }
@@ -285,13 +282,6 @@ final class CollectionState: DocumentSource {
     }
 
     // MARK: Documents
-
-    /// The stored form of a value: format byte, then JSONBinary.
-    static func record(_ value: JSON) -> [UInt8] {
-        var bytes = [recordFormat]
-        JSONBinary.append(value, to: &bytes)
-        return bytes
-    }
 
     /// A document without its `__rowid__`; throws unless it is an object.
     static func content(of document: JSON) throws -> JSON {

@@ -79,9 +79,10 @@ public final class DocumentStore: @unchecked Sendable {
     public func metadata(forKey key: String) throws -> JSON? {
         try withLock {
             var value: JSON?
-            try backend.readValue(forKey: try Self.metadataKey(key), in: Self.metadataTable) { bytes in
+            let storedKey = try Self.metadataKey(key)
+            try backend.readValue(forKey: storedKey, in: Self.metadataTable) { bytes in
                 guard let bytes else { return }
-                value = try Self.decodeMetadata(bytes, key: key)
+                value = try Self.decodeMetadata(bytes, key: storedKey)
             }
             return value
         }
@@ -96,7 +97,8 @@ public final class DocumentStore: @unchecked Sendable {
         try withLock {
             var batch = WriteBatch()
             if let value {
-                batch.put(CollectionState.record(value), forKey: try Self.metadataKey(key), in: Self.metadataTable)
+                let storedKey = try Self.metadataKey(key)
+                batch.put(DocumentRecord.seal(value, key: storedKey), forKey: storedKey, in: Self.metadataTable)
             } else {
                 batch.removeValue(forKey: try Self.metadataKey(key), in: Self.metadataTable)
             }
@@ -142,7 +144,7 @@ public final class DocumentStore: @unchecked Sendable {
         var definition: CollectionDefinition?
         try backend.readValue(forKey: key, in: Self.metadataTable) { bytes in
             guard let bytes else { return }
-            let json = try Self.decodeMetadata(bytes, key: "collection.\(name)")
+            let json = try Self.decodeMetadata(bytes, key: key)
             guard let stored = CollectionDefinition(json: json) else {
                 throw DocumentError.corruptMetadata(key: "collection.\(name)", reason: "not a collection definition")
             }
@@ -150,7 +152,7 @@ public final class DocumentStore: @unchecked Sendable {
         }
         if definition == nil && !backend.isReadOnly {
             var batch = WriteBatch()
-            batch.put(CollectionState.record(CollectionDefinition().json), forKey: key, in: Self.metadataTable)
+            batch.put(DocumentRecord.seal(CollectionDefinition().json, key: key), forKey: key, in: Self.metadataTable)
             try backend.apply(batch)
         }
         let state = CollectionState(name: name, backend: backend, definition: definition ?? CollectionDefinition(),
@@ -164,12 +166,12 @@ public final class DocumentStore: @unchecked Sendable {
         return Array("meta.\(key)".utf8)
     }
 
-    private static func decodeMetadata(_ bytes: UnsafeRawBufferPointer, key: String) throws -> JSON {
-        guard bytes.first == CollectionState.recordFormat,
-              let value = try? JSONBinary.decode(UnsafeRawBufferPointer(rebasing: bytes.dropFirst())) else {
-            throw DocumentError.corruptMetadata(key: key, reason: "undecodable value")
+    private static func decodeMetadata(_ bytes: UnsafeRawBufferPointer, key: [UInt8]) throws -> JSON {
+        do {
+            return try key.withUnsafeBytes { try DocumentRecord.open(bytes, key: $0) }
+        } catch let failure as JSONBinary.DecodingFailure {
+            throw DocumentError.corruptMetadata(key: String(decoding: key, as: UTF8.self), reason: failure.reason)
         }
-        return value
     }
 
     static func isValidCollectionName(_ name: String) -> Bool {

@@ -89,23 +89,4 @@ extension JSON {
         let fraction = b - whole
         return fraction > 0 ? -1 : (fraction < 0 ? 1 : 0)
     }
-
-    /// The deepest nesting a stored value may have (the binary decoder refuses deeper).
-    static let maximumNesting = 100
-
-    /// How deeply arrays and objects nest (0 for a scalar), measured without recursion so
-    /// that any value can be measured.
-    var nestingDepth: Int {
-        var deepest = 0
-        var pending: [(value: JSON, depth: Int)] = [(self, 0)]
-        while let (value, depth) = pending.popLast() {
-            deepest = max(deepest, depth)
-            switch value {
-            case let .array(elements): pending += elements.map { ($0, depth + 1) }
-            case let .object(members): pending += members.values.map { ($0, depth + 1) }
-            default: break
-            }
-        }
-        return deepest
-    }
 }

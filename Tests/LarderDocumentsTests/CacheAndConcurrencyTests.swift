@@ -11,7 +11,7 @@ import Testing
     private func damage(_ collection: DocumentCollection, rowID: Int64) throws {
         try collection.withState { state in
             var batch = WriteBatch()
-            batch.put([CollectionState.recordFormat, 99], forKey: CollectionState.documentKey(rowID), in: state.name)
+            batch.put([DocumentRecord.format, 0, 0, 0, 0, 99], forKey: CollectionState.documentKey(rowID), in: state.name)
             try state.backend.apply(batch)
         }
     }
@@ -25,7 +25,7 @@ import Testing
         try damage(c, rowID: 1)
         try damage(c, rowID: 2)
         #expect(try c.find(where: "[__rowid__] = 1") == [["name": "a", "__rowid__": 1]])
-        #expect(throws: DocumentError.corruptDocument(collection: "people", rowID: 2, reason: "unknown tag 99 at 0")) {
+        #expect(throws: DocumentError.corruptDocument(collection: "people", rowID: 2, reason: "checksum mismatch")) {
             try c.find(where: "[__rowid__] = 2")
         }
         c.cacheSize = 0

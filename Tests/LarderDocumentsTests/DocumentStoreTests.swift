@@ -93,6 +93,36 @@ import Testing
         #expect(try never.find().isEmpty && never.count() == 0)
     }
 
+    @Test func damagedOrMovedRecordsAreRefused() throws {
+        let temporary = try TemporaryStore()
+        let people = try temporary.store.collection("people")
+        try people.insertBatch([["name": "Ada"], ["name": "Grace"]])
+        people.cacheSize = 0
+        let (first, second) = try people.withState { state in
+            (try state.backend.withRawValue(CollectionState.documentKey(1), in: "people"),
+             try state.backend.withRawValue(CollectionState.documentKey(2), in: "people"))
+        }
+        // Every single flipped byte is caught, and so is a record put under another key.
+        for position in first.indices {
+            var damaged = first
+            damaged[position] ^= 0x10
+            try people.withState { state in
+                var batch = WriteBatch()
+                batch.put(damaged, forKey: CollectionState.documentKey(1), in: "people")
+                try state.backend.apply(batch)
+            }
+            #expect(throws: DocumentError.self) { try people.find(where: "[__rowid__] = 1") }
+        }
+        try people.withState { state in
+            var batch = WriteBatch()
+            batch.put(second, forKey: CollectionState.documentKey(1), in: "people")
+            try state.backend.apply(batch)
+        }
+        #expect(throws: DocumentError.corruptDocument(collection: "people", rowID: 1, reason: "checksum mismatch")) {
+            try people.find()
+        }
+    }
+
     @Test func aClosedStoreRefusesWork() throws {
         let temporary = try TemporaryStore()
         let people = try temporary.store.collection("people")

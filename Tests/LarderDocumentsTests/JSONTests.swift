@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import Larder
 @testable import LarderDocuments
 
 @Suite struct JSONTests {
@@ -95,7 +96,10 @@ import Testing
 
     @Test func theExamplesOfFormatMDAreTheBytesWritten() {
         let document: JSON = ["age": 36]
-        #expect(CollectionState.record(document) == [0x01, 0x07, 0x01, 0x03, 0x61, 0x67, 0x65, 0x03, 0x48])
+        let record = DocumentRecord.seal(document, key: CollectionState.documentKey(7))
+        #expect(record == [0x02, 0x72, 0x54, 0x69, 0xBD, 0x07, 0x01, 0x03, 0x61, 0x67, 0x65, 0x03, 0x48])
+        let crc = Array([0, 0, 0, 0, 0, 0, 0, 7, 0x07, 0x01, 0x03, 0x61, 0x67, 0x65, 0x03, 0x48] as [UInt8]).withUnsafeBytes { Checksum.crc32($0) }
+        #expect(Array(record[1 ..< 5]) == [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)])
         var key = IndexKey.encode("Li")
         IndexKey.append(3, descending: true, to: &key)
         IndexKey.appendRowID(7, to: &key)

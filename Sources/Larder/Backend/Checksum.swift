@@ -5,20 +5,32 @@
 
 import CZlib
 
-/// CRC-32 as computed by zlib's `crc32`.
-internal enum Checksum {
+/// CRC-32 as computed by zlib's `crc32` (also what LarderDocuments' records carry).
+///
+/// ```swift
+/// let crc = Array("123456789".utf8).withUnsafeBytes { Checksum.crc32($0) }   // 0xCBF43926
+/// ```
+public enum Checksum {
     /// Inputs at least this long go to zlib.
     private static let zlibThreshold = 512
 
     /// The CRC-32 of `bytes`.
+    ///
+    /// ```swift
+    /// let crc = record.withUnsafeBytes { Checksum.crc32($0) }
+    /// ```
     @inline(__always)
-    static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    public static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         update(0, with: bytes)
     }
 
     /// The CRC-32 of `first` followed by `second`, as if they were one byte string.
+    ///
+    /// ```swift
+    /// let crc = key.withUnsafeBytes { key in value.withUnsafeBytes { Checksum.crc32(key, $0) } }
+    /// ```
     @inline(__always)
-    static func crc32(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> UInt32 {
+    public static func crc32(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> UInt32 {
         update(update(0, with: first), with: second)
     }
 

@@ -39,3 +39,12 @@ func samplePeople(_ count: Int) -> [JSON] {
 func rowIDs(_ documents: [JSON]) -> [Int64] {
     documents.compactMap { $0["__rowid__"].intValue }
 }
+
+extension SharedBackend {
+    /// The stored bytes under `key` in `table` (empty when none).
+    func withRawValue(_ key: [UInt8], in table: String) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try readValue(forKey: key, in: table) { bytes = $0.map(Array.init) ?? [] }
+        return bytes
+    }
+}
