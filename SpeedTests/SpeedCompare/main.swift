@@ -474,12 +474,20 @@ for durability in options.durabilities {
     line(header)
     line(rule)
     for key in keys {
-        var row = "| \(key.workload) | \(key.phase) |"
+        // A phase that takes no time reports a size (an index's bytes): show the size.
+        let sizes = engines.compactMap { summary(key, $0) }.allSatisfy { $0.wall == 0 }
+        var row = "| \(key.workload) | \(key.phase)\(sizes ? " (size)" : "") |"
         for engine in engines {
-            row += " \(summary(key, engine).map { formatTime($0.wall) } ?? (failureCount(key, engine) > 0 ? "failed" : "–")) |"
+            let cell = summary(key, engine).map { sizes ? formatMB($0.sizeBytes) + " MB" : formatTime($0.wall) }
+            row += " \(cell ?? (failureCount(key, engine) > 0 ? "failed" : "–")) |"
         }
         if engines.contains("Larder") {
-            for engine in ratioEngines { row += " \(ratio(key, engine).map { formatRatio($0.value) } ?? "–") |" }
+            for engine in ratioEngines {
+                let value = sizes
+                    ? summary(key, "Larder").flatMap { larder in summary(key, engine).map { $0.sizeBytes / larder.sizeBytes } }
+                    : ratio(key, engine).map(\.value)
+                row += " \(value.map(formatRatio) ?? "–") |"
+            }
         }
         line(row)
     }
