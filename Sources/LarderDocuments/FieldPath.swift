@@ -6,6 +6,8 @@
 struct FieldPath: Hashable, Sendable, CustomStringConvertible {
     /// The components between dots.
     let components: [String]
+    /// True for `[__rowid__]` (decided once: paths are read for every document).
+    let isRowID: Bool
 
     /// The reserved field that carries a document's rowID.
     static let rowIDField = "__rowid__"
@@ -15,17 +17,15 @@ struct FieldPath: Hashable, Sendable, CustomStringConvertible {
 
     private init(components: [String]) {
         self.components = components
+        isRowID = components == [Self.rowIDField]
     }
 
     /// Parses `address.country`; nil when a component is empty.
     init?(_ text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
-        components = parts
+        self.init(components: parts)
     }
-
-    /// True for `[__rowid__]`.
-    var isRowID: Bool { components == [Self.rowIDField] }
 
     var description: String { "[" + components.joined(separator: ".") + "]" }
 
