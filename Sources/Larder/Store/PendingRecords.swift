@@ -59,7 +59,8 @@ internal struct PendingRecords {
     /// `pageMayExist(number)` says whether the file may hold the page already (a record of it
     /// was saved before): such a page is read from `backend` and merged; others are written as
     /// new. Returns how many records the file gains (negative when it loses some). Throws
-    /// ``RecordPage/Damage`` when a page to merge with does not parse.
+    /// ``StoreError/corruptRecord(class:rowID:)`` (with the page's first rowID) when a page to
+    /// merge with does not parse.
     func writePages(of table: String, to batch: inout WriteBatch, from backend: any Backend,
                     pageMayExist: (UInt64) -> Bool) throws -> Int {
         // Stable: when a rowID appears twice, the later change wins.
@@ -77,15 +78,20 @@ internal struct PendingRecords {
                 page.removeAll(keepingCapacity: true)
                 var before = 0
                 var after = 0
-                if pageMayExist(number) {
-                    try backend.readValue(forKey: key, in: table) { existing in
-                        (before, after) = try Self.merge(existing, number: number, ordered[start ..< end], all, into: &page)
+                let mayExist = pageMayExist(number)
+                do {
+                    if mayExist {
+                        try backend.readValue(forKey: key, in: table) { existing in
+                            (before, after) = try Self.merge(existing, number: number, ordered[start ..< end], all, into: &page)
+                        }
+                    } else {
+                        (before, after) = try Self.merge(nil, number: number, ordered[start ..< end], all, into: &page)
                     }
-                } else {
-                    (before, after) = try Self.merge(nil, number: number, ordered[start ..< end], all, into: &page)
+                } catch let damage as RecordPage.Damage {
+                    throw StoreError.corruptRecord(class: table, rowID: damage.firstRowID)
                 }
                 if after > 0 {
-                    let isNew = !pageMayExist(number)
+                    let isNew = !mayExist
                     key.withUnsafeBytes { key in
                         page.withUnsafeBytes { value in
                             batch.put(value, forKey: key, in: table, isNew: isNew)

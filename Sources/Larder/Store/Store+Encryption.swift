@@ -87,11 +87,7 @@ extension Store {
                 throw StoreError.encryptionFailure(reason: "\(error)")
             }
         }
-        do {
-            _ = try pending.writePages(of: table, to: &batch, from: backend) { _ in true }
-        } catch let damage as RecordPage.Damage {
-            throw StoreError.corruptRecord(class: table, rowID: damage.firstRowID)
-        }
+        _ = try pending.writePages(of: table, to: &batch, from: backend) { _ in true }
     }
 
     /// Opens a record with the current cipher, for a rekey.

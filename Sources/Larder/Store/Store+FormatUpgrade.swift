@@ -25,11 +25,7 @@ extension Store {
             for rowID in oldKeys {
                 batch.removeValue(forKey: RowIDKey.bytes(rowID), in: name)
             }
-            do {
-                _ = try pending.writePages(of: name, to: &batch, from: backend) { _ in false }
-            } catch let damage as RecordPage.Damage {
-                throw StoreError.corruptRecord(class: name, rowID: damage.firstRowID)
-            }
+            _ = try pending.writePages(of: name, to: &batch, from: backend) { _ in false }
         }
     }
 }

@@ -45,14 +45,24 @@ extension Store {
     /// ``StoreError/corruptRecord(class:rowID:)``.
     internal func forEachRecord(inClassFile table: String,
                                 _ body: (_ rowID: UInt64, _ envelope: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer) throws -> Void) throws {
+        try forEachPage(inClassFile: table) { number, page in
+            try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
+                try withUnsafeBytes(of: rowID.bigEndian) { key in try body(rowID, envelope, key) }
+            }
+        }
+    }
+
+    /// Calls `body` with the number and bytes of every page of the class file `table`, in
+    /// storage order. A key that is not a page's, or a ``RecordPage/Damage`` thrown by `body`,
+    /// throws ``StoreError/corruptRecord(class:rowID:)``.
+    private func forEachPage(inClassFile table: String,
+                             _ body: (_ number: UInt64, _ page: UnsafeRawBufferPointer) throws -> Void) throws {
         try backend.forEachRecord(in: table) { key, page in
             guard let number = RecordPage.number(inKey: key) else {
                 throw StoreError.corruptRecord(class: table, rowID: RowIDKey.rowID(in: key) ?? 0)
             }
             do {
-                try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
-                    try withUnsafeBytes(of: rowID.bigEndian) { key in try body(rowID, envelope, key) }
-                }
+                try body(number, page)
             } catch let damage as RecordPage.Damage {
                 throw StoreError.corruptRecord(class: table, rowID: damage.firstRowID)
             }
@@ -65,16 +75,8 @@ extension Store {
     internal func savedRecordCount(of entry: ClassEntry) throws -> Int {
         if let count = entry.savedRecordCount { return count }
         var count = 0
-        try backend.forEachRecord(in: entry.name) { key, page in
-            guard let number = RecordPage.number(inKey: key) else {
-                throw StoreError.corruptRecord(class: entry.name, rowID: RowIDKey.rowID(in: key) ?? 0)
-            }
-            do throws(RecordPage.Damage) {
-                count += try RecordPage.recordCount(in: page, number: number)
-            } catch {
-                throw StoreError.corruptRecord(class: entry.name, rowID: error.firstRowID)
-            }
-            return true
+        try forEachPage(inClassFile: entry.name) { number, page in
+            count += try RecordPage.recordCount(in: page, number: number)
         }
         entry.savedRecordCount = count
         return count
@@ -102,14 +104,10 @@ extension Store {
         var gains: [(entry: ClassEntry, gained: Int)] = []
         for entry in entriesByType.values.sorted(by: { $0.classID < $1.classID }) where !entry.pendingRecords.isEmpty {
             let savedNextRowID = entry.savedNextRowID
-            do {
-                let gained = try entry.pendingRecords.writePages(of: entry.name, to: &batch, from: backend) { number in
-                    RecordPage.firstRowID(ofPage: number) < savedNextRowID
-                }
-                gains.append((entry, gained))
-            } catch let damage as RecordPage.Damage {
-                throw StoreError.corruptRecord(class: entry.name, rowID: damage.firstRowID)
+            let gained = try entry.pendingRecords.writePages(of: entry.name, to: &batch, from: backend) { number in
+                RecordPage.firstRowID(ofPage: number) < savedNextRowID
             }
+            gains.append((entry, gained))
         }
         return gains
     }

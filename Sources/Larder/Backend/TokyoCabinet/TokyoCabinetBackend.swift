@@ -340,8 +340,8 @@ public final class TokyoCabinetBackend: Backend {
         guard !isClosed else { throw StoreError.closed }
         guard Self.isValidTableName(table) else { throw StoreError.invalidStorageName(table) }
         let filePath = filePath(for: table)
-        if configuration.readOnly && !FileIO.exists(filePath) { return nil }
-        if !configuration.readOnly && !FileIO.exists(filePath) {
+        if !FileIO.exists(filePath) {
+            if configuration.readOnly { return nil }
             try createFile(filePath) { try openFile(for: table, at: $0, readOnly: false).close() }
         }
         let database = try openFile(for: table, at: filePath, readOnly: configuration.readOnly)
