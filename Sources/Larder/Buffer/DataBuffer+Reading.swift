@@ -188,25 +188,45 @@ extension DataBuffer {
     /// ```
     public mutating func readVarInt() throws -> UInt64 {
         let offset = readPosition
+        var position = offset
+        let decoded = bytes.withUnsafeBufferPointer { Self.decodeVarInt($0, at: &position) }
+        switch decoded {
+        case let .value(value):
+            readPosition = position
+            return value
+        case .truncated:
+            throw DataBufferError.truncated(offset: offset, needed: position - offset + 1, available: bytes.count - offset)
+        case .malformed:
+            throw DataBufferError.malformedVarInt(offset: offset)
+        }
+    }
+
+    /// What ``decodeVarInt(_:at:)`` found.
+    internal enum DecodedVarInt {
+        case value(UInt64)
+        /// The bytes end inside the varint (the position is at the end).
+        case truncated
+        /// More than 64 bits.
+        case malformed
+    }
+
+    /// Decodes the LEB128 varint at `position` in `bytes`, moving `position` past it (or, when
+    /// the bytes end first, to their end): the one decoder of every varint read.
+    @inline(__always)
+    internal static func decodeVarInt(_ bytes: UnsafeBufferPointer<UInt8>, at position: inout Int) -> DecodedVarInt {
         var result: UInt64 = 0
         var shift: UInt64 = 0
+        let end = bytes.count
         while true {
-            guard readPosition < bytes.count else {
-                let needed = readPosition - offset + 1
-                readPosition = offset
-                throw DataBufferError.truncated(offset: offset, needed: needed, available: bytes.count - offset)
-            }
-            let byte = bytes[readPosition]
-            readPosition += 1
+            guard position < end else { return .truncated }
+            let byte = bytes[position]
+            position &+= 1
             let payload = UInt64(byte & 0x7f)
             // The tenth byte may only carry the 64th bit.
-            guard shift < 63 || (shift == 63 && payload <= 1) else {
-                readPosition = offset
-                throw DataBufferError.malformedVarInt(offset: offset)
-            }
+            guard shift < 63 || (shift == 63 && payload <= 1) else { return .malformed }
             result |= payload << shift
-            if byte & 0x80 == 0 { return result }
-            shift += 7
+            if byte < 0x80 { return .value(result) }
+            shift &+= 7
         }
     }
 

@@ -131,21 +131,11 @@ extension DataBuffer {
         var largest: UInt64 = 0
         let values = bytes.withUnsafeBufferPointer { all in
             [UInt64](unsafeUninitializedCapacity: count) { out, initialized in
-                let end = all.count
                 for index in 0 ..< count {
                     let start = position
-                    var result: UInt64 = 0
-                    var shift: UInt64 = 0
-                    while true {
-                        guard position < end else { failedAt = start; return }
-                        let byte = all[position]
-                        position &+= 1
-                        let payload = UInt64(byte & 0x7f)
-                        // The tenth byte may only carry the 64th bit.
-                        guard shift < 63 || (shift == 63 && payload <= 1) else { failedAt = start; return }
-                        result |= payload << shift
-                        if byte < 0x80 { break }
-                        shift &+= 7
+                    guard case let .value(result) = Self.decodeVarInt(all, at: &position) else {
+                        failedAt = start
+                        return
                     }
                     out[index] = result
                     initialized = index &+ 1
