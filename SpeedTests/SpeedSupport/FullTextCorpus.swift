@@ -75,19 +75,6 @@ public struct FullTextCorpus: Sendable {
     public static let runs = 5
 }
 
-/// SplitMix64, as in pointReadKeys.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
-
 /// Times `body` like ``timed(_:)``: one untimed warm-up call, then the mean of `runs` calls.
 public func timedMean(runs: Int = FullTextCorpus.runs, _ body: () throws -> (count: Int, check: String)) rethrows -> Timing {
     _ = try body()

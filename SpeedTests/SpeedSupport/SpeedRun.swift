@@ -132,13 +132,6 @@ public struct SpeedReporter: Sendable {
 
 /// The deterministic order of PointRead lookups: `count` rowIDs in 1...`max`, seeded.
 public func pointReadKeys(count: Int, max: Int) -> [Int64] {
-    var state: UInt64 = 0x5eed
-    return (0 ..< count).map { _ in
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        z ^= z >> 31
-        return Int64(z % UInt64(max)) + 1
-    }
+    var generator = SplitMix(seed: 0x5eed)
+    return (0 ..< count).map { _ in Int64(generator.next(below: UInt64(max))) + 1 }
 }

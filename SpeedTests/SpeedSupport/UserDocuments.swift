@@ -38,15 +38,8 @@ public enum UserDocuments {
 
     /// `count` documents, the same for every engine (a fixed seed).
     public static func generate(count: Int) -> [UserDocument] {
-        var state: UInt64 = 0xD0C5
-        func next(_ bound: Int) -> Int {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            z ^= z >> 31
-            return Int(z % UInt64(bound))
-        }
+        var generator = SplitMix(seed: 0xD0C5)
+        func next(_ bound: Int) -> Int { Int(generator.next(below: UInt64(bound))) }
         return (0 ..< count).map { _ in
             var documentTags: [String] = []
             for _ in 0 ... next(3) {
