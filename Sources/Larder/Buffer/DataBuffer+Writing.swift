@@ -153,12 +153,7 @@ extension DataBuffer {
     /// buffer.writeVarInt(300)   // ac 02
     /// ```
     public mutating func writeVarInt(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        bytes.append(UInt8(v))
+        bytes.appendVarInt(value)
     }
 
     // MARK: Optionals

@@ -95,12 +95,7 @@ internal enum RecordPage {
     @inline(__always)
     static func appendEntry(slot: Int, envelope: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
         bytes.append(UInt8(truncatingIfNeeded: slot))
-        var size = UInt64(envelope.count)
-        while size >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: size) | 0x80)
-            size >>= 7
-        }
-        bytes.append(UInt8(size))
+        bytes.appendVarInt(UInt64(envelope.count))
         bytes.appendBytes(envelope)
     }
 
