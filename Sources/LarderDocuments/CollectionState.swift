@@ -1,7 +1,8 @@
 // CollectionState: the engine behind one collection, used under its own lock. Reads
-// documents (through the cache) and index ranges for the executor, and stages every write
-// (documents, index entries, the definition) into one WriteBatch, checking unique indexes
-// before anything is applied, so a call either commits whole or changes nothing.
+// documents (through the cache and DocumentTable) and index ranges (IndexTable) for the
+// executor, and stages every write (documents, index entries, the definition), checking
+// unique indexes, before one WriteBatch applies it all: a call commits whole or changes
+// nothing.
 
 import Foundation
 import Larder
@@ -14,66 +15,65 @@ final class CollectionState: DocumentSource {
     let lock = NSLock()
     private(set) var definition: CollectionDefinition
     var cache: DocumentCache
-
+    /// The documents' pages.
+    var documents: DocumentTable
 
     init(name: String, backend: SharedBackend, definition: CollectionDefinition, cacheSize: Int) {
         self.name = name
         self.backend = backend
         self.definition = definition
         self.cache = DocumentCache(capacity: cacheSize)
+        self.documents = DocumentTable(backend: backend, name: name)
     }
 
     var defaults: JSON { definition.defaults }
 
-    static func documentKey(_ rowID: Int64) -> [UInt8] {
-        RowIDKey.bytes(UInt64(bitPattern: rowID))
+    /// The table of `index`.
+    func table(of index: IndexDefinition) -> IndexTable {
+        IndexTable(backend: backend, name: index.table(in: name), collection: name, index: index.name)
+    }
+
+    /// The number of documents.
+    func documentCount() throws -> Int {
+        try documents.count()
     }
 
     // MARK: Reading (DocumentSource)
 
     func document(_ rowID: Int64) throws -> JSON? {
         if let cached = cache.document(for: rowID) { return cached }
-        var result: JSON?
-        try backend.readValue(forKey: Self.documentKey(rowID), in: name) { bytes in
-            guard let bytes else { return }
-            result = try decodeRecord(bytes, key: Self.documentKey(rowID), rowID: rowID)
-        }
+        let result = try documents.document(rowID)
         if let result { cache.store(result, for: rowID) }
         return result
     }
 
     func forEachDocument(_ body: (Int64, JSON) throws -> Bool) throws {
-        try backend.forEachRecord(in: name) { key, value in
-            guard let raw = RowIDKey.rowID(in: key) else {
-                throw DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a rowID")
-            }
-            let rowID = Int64(bitPattern: raw)
-            return try body(rowID, cache.document(for: rowID) ?? decodeRecord(value, key: Array(key), rowID: rowID))
+        try documents.forEachRecord { rowID, record in
+            try body(rowID, cache.document(for: rowID) ?? documents.open(record, rowID: rowID))
         }
     }
 
     func forEachIndexEntry(_ index: IndexDefinition, in range: KeyRange, reverse: Bool,
                            _ body: (Int64) throws -> Bool) throws {
-        try backend.forEachRecord(in: index.table(in: name), from: range.start, through: range.end, reverse: reverse) { key, _ in
+        try table(of: index).forEachEntry(from: range.start, through: range.end, reverse: reverse) { key in
             guard let rowID = IndexKey.rowID(in: key) else { return true }
             return try body(rowID)
         }
     }
 
-    private func decodeRecord(_ bytes: UnsafeRawBufferPointer, key: [UInt8], rowID: Int64) throws -> JSON {
-        do {
-            return try key.withUnsafeBytes { try DocumentRecord.open(bytes, key: $0) }
-        } catch let failure as JSONBinary.DecodingFailure {
-            throw DocumentError.corruptDocument(collection: name, rowID: rowID, reason: failure.reason)
-        }
+    func countIndexEntries(_ index: IndexDefinition, in range: KeyRange) throws -> Int {
+        try table(of: index).count(from: range.start, through: range.end)
     }
 
     // MARK: Writing
 
     /// One call's changes, staged before anything is applied.
     struct PendingWrite {
-        var batch = WriteBatch()
         var definition: CollectionDefinition
+        /// The documents' records written and removed.
+        var records = PendingRecords()
+        /// Index id -> the entries added and removed.
+        var indexChanges: [Int: IndexChanges] = [:]
         /// Documents written (nil: removed), to update the cache after the commit.
         var documents: [(rowID: Int64, document: JSON?)] = []
         /// Unique index id -> entry prefix -> the rowID that has it in this write.
@@ -82,9 +82,6 @@ final class CollectionState: DocumentSource {
         var removed: [Int: Set<[UInt8]>] = [:]
         /// The documents as this write leaves them (nil: removed), for later stages of it.
         var staged: [Int64: JSON?] = [:]
-        /// Index table -> keys of new documents' entries, put in key order at the commit:
-        /// Tokyo Cabinet's B+tree then fills leaf after leaf instead of touching them at random.
-        var newEntries: [String: [[UInt8]]] = [:]
     }
 
     func beginWrite() -> PendingWrite {
@@ -121,24 +118,26 @@ final class CollectionState: DocumentSource {
 
     /// Applies the staged write atomically, then adopts its definition and updates the cache.
     func commit(_ write: PendingWrite) throws {
-        var batch = write.batch
-        for (table, keys) in write.newEntries.sorted(by: { $0.key < $1.key }) {
-            let ordered = keys.sorted { left, right in
-                left.withUnsafeBytes { l in
-                    right.withUnsafeBytes { r in
-                        guard let leftBase = l.baseAddress, let rightBase = r.baseAddress else { return l.count < r.count }
-                        let order = memcmp(leftBase, rightBase, min(l.count, r.count))
-                        return order != 0 ? order < 0 : l.count < r.count
-                    }
-                }
-            }
-            for key in ordered { batch.put([], forKey: key, in: table) }
+        var batch = WriteBatch()
+        for index in write.definition.indexes {
+            guard let changes = write.indexChanges[index.id] else { continue }
+            try table(of: index).write(changes, into: &batch)
+        }
+        var gained: Int?
+        if !write.records.isEmpty {
+            gained = try documents.write(write.records, firstNewRowID: definition.nextRowID, into: &batch)
         }
         if write.definition != definition {
             let key = CollectionDefinition.metadataKey(for: name)
             batch.put(DocumentRecord.seal(write.definition.json, key: key), forKey: key, in: DocumentStore.metadataTable)
         }
-        try backend.apply(batch)
+        do {
+            try backend.apply(batch)
+        } catch {
+            documents.didWrite(gained: nil)
+            throw error
+        }
+        documents.didWrite(gained: gained)
         definition = write.definition
         for (rowID, document) in write.documents {
             if let document, cache.contains(rowID) { cache.store(document, for: rowID) } else if document == nil { cache.remove(rowID) }
@@ -158,12 +157,7 @@ final class CollectionState: DocumentSource {
     func stageRebuildOfIndexes(into write: inout PendingWrite) throws {
         for position in write.definition.indexes.indices {
             var index = write.definition.indexes[position]
-            var keys: [[UInt8]] = []
-            try backend.forEachRecord(in: index.table(in: name), from: nil, through: nil, reverse: false) { key, _ in
-                keys.append(Array(key))
-                return true
-            }
-            for key in keys { write.batch.removeValue(forKey: key, in: index.table(in: name)) }
+            write.indexChanges[index.id] = IndexChanges(replacesAll: true)
             index.isMultiValued = false
             try stageEntries(of: &index, into: &write)
             write.definition.indexes[position] = index
@@ -172,7 +166,7 @@ final class CollectionState: DocumentSource {
 
     private func stageEntries(of index: inout IndexDefinition, into write: inout PendingWrite) throws {
         var owners: [[UInt8]: Int64] = [:]
-        let table = index.table(in: name)
+        var changes = write.indexChanges[index.id] ?? IndexChanges()
         let defaults = write.definition.defaults
         let current = index
         try forEachDocument { rowID, document in
@@ -187,19 +181,17 @@ final class CollectionState: DocumentSource {
                     }
                     owners[prefix] = rowID
                 }
-                var key = prefix
-                IndexKey.appendRowID(rowID, to: &key)
-                write.batch.put([], forKey: key, in: table)
+                changes.appended.append(fullKey(prefix, rowID))
             }
             return true
         }
+        write.indexChanges[index.id] = changes
     }
 
     private func stage(rowID: Int64, old: JSON?, new: JSON?, into write: inout PendingWrite) throws {
         let defaults = write.definition.defaults
         for position in write.definition.indexes.indices {
             let index = write.definition.indexes[position]
-            let table = index.table(in: name)
             guard let old else {
                 // A new document: its entries are all new.
                 if let new { try stageNewEntries(of: new, rowID: rowID, index: position, into: &write) }
@@ -219,20 +211,20 @@ final class CollectionState: DocumentSource {
                 }
             }
             for key in oldKeys where !newKeys.contains(key) {
-                write.batch.removeValue(forKey: key, in: table)
+                write.indexChanges[index.id, default: IndexChanges()].changed[key] = false
                 // Only unique checks ask what this write removed.
                 if index.isUnique { write.removed[index.id, default: []].insert(key) }
             }
             for key in newKeys where !oldKeys.contains(key) {
-                write.batch.put([], forKey: key, in: table)
+                write.indexChanges[index.id, default: IndexChanges()].changed[key] = true
                 if index.isUnique { write.removed[index.id]?.remove(key) }
             }
         }
         if let new {
-            let key = Self.documentKey(rowID)
-            write.batch.put(DocumentRecord.seal(new, key: key), forKey: key, in: name)
+            let sealed = DocumentRecord.seal(new, key: DocumentTable.recordKey(rowID))
+            sealed.withUnsafeBytes { write.records.add(envelope: $0, rowID: UInt64(rowID)) }
         } else {
-            write.batch.removeValue(forKey: Self.documentKey(rowID), in: name)
+            write.records.delete(rowID: UInt64(rowID))
         }
         // New rowIDs are not cached, nor can a later stage of this write name them.
         if old != nil {
@@ -243,14 +235,13 @@ final class CollectionState: DocumentSource {
 
     private func stageNewEntries(of document: JSON, rowID: Int64, index position: Int, into write: inout PendingWrite) throws {
         let index = write.definition.indexes[position]
-        let table = index.table(in: name)
         let (entries, sawArray) = index.entries(for: document, rowID: rowID, defaults: write.definition.defaults)
         if sawArray && !index.isMultiValued { write.definition.indexes[position].isMultiValued = true }
         for entry in entries {
             if index.isUnique && !entry.hasNull {
                 try checkUnique(index, prefix: entry.prefix, rowID: rowID, document: document, in: &write)
             }
-            write.newEntries[table, default: []].append(fullKey(entry.prefix, rowID))
+            write.indexChanges[index.id, default: IndexChanges()].appended.append(fullKey(entry.prefix, rowID))
         }
     }
 
@@ -261,8 +252,7 @@ final class CollectionState: DocumentSource {
         var taken = write.claimed[index.id]?[prefix].map { $0 != rowID } ?? false
         if !taken {
             let removed = write.removed[index.id] ?? []
-            try backend.forEachRecord(in: index.table(in: name), from: prefix, through: prefix + IndexKey.prefixEnd,
-                                      reverse: false) { key, _ in
+            try table(of: index).forEachEntry(from: prefix, through: prefix + IndexKey.prefixEnd, reverse: false) { key in
                 guard let owner = IndexKey.rowID(in: key), owner != rowID, !removed.contains(Array(key)) else { return true }
                 taken = true
                 return false

@@ -41,7 +41,7 @@ extension DocumentCollection {
     /// ```
     public func count(where query: String? = nil, args: [JSON] = []) throws -> Int {
         try withState { state in
-            if query == nil && args.isEmpty { return try state.backend.recordCount(in: state.name) }
+            if query == nil && args.isEmpty { return try state.documentCount() }
             return try QueryRun(state: state, where: query, args: args, orderBy: nil, limit: nil, offset: nil).count()
         }
     }

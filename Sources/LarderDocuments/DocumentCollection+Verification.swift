@@ -26,7 +26,7 @@ extension DocumentCollection {
                     return true
                 }
                 var actual = Set<[UInt8]>()
-                try state.backend.forEachRecord(in: index.table(in: state.name), from: nil, through: nil, reverse: false) { key, _ in
+                try state.table(of: index).forEachEntry(from: nil, through: nil, reverse: false) { key in
                     actual.insert(Array(key))
                     return true
                 }

@@ -31,6 +31,9 @@ public enum DocumentError: Error, Equatable, Sendable {
     case nestedTooDeeply
     /// A stored document could not be read: its bytes are damaged.
     case corruptDocument(collection: String, rowID: Int64, reason: String)
+    /// A stored index run could not be read: its bytes are damaged. `index` is the index
+    /// definition; rebuilding the index (dropping and adding it) mends it.
+    case corruptIndex(collection: String, index: String, reason: String)
     /// The stored definition of a collection (or the store's metadata) is damaged.
     case corruptMetadata(key: String, reason: String)
 }
@@ -52,6 +55,7 @@ extension DocumentError: CustomStringConvertible {
         case let .invalidMetadataKey(key): return "invalid metadata key '\(key)'"
         case .nestedTooDeeply: return "a value nests arrays and objects more than \(JSON.maximumNesting) deep"
         case let .corruptDocument(collection, rowID, reason): return "document \(rowID) of \(collection) is damaged: \(reason)"
+        case let .corruptIndex(collection, index, reason): return "index \(index) of \(collection) is damaged: \(reason)"
         case let .corruptMetadata(key, reason): return "document metadata '\(key)' is damaged: \(reason)"
         }
     }

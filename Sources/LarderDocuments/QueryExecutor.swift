@@ -10,6 +10,8 @@ protocol DocumentSource {
     func forEachDocument(_ body: (Int64, JSON) throws -> Bool) throws
     func forEachIndexEntry(_ index: IndexDefinition, in range: KeyRange, reverse: Bool,
                            _ body: (Int64) throws -> Bool) throws
+    /// The number of entries of `index` in `range`.
+    func countIndexEntries(_ index: IndexDefinition, in range: KeyRange) throws -> Int
 }
 
 /// Runs plans.
@@ -75,6 +77,11 @@ struct QueryExecutor {
     /// The number of matching documents: from the index entries alone when the scan is exact.
     func count(_ plan: QueryPlan) throws -> Int {
         guard case let .index(scan) = plan, scan.isExact else { return try rows(plan).count }
+        // Entries of different ranges, or of one value, never share a document unless an
+        // array gave it several.
+        if !scan.index.isMultiValued {
+            return try scan.ranges.reduce(0) { try $0 + source.countIndexEntries(scan.index, in: $1) }
+        }
         var count = 0
         try forEachRowID(scan) { _ in
             count += 1

@@ -41,6 +41,13 @@ final class SharedBackend: @unchecked Sendable {
         try locked { try backend.recordCount(in: table) }
     }
 
+    /// Adds to `batch` the pages of `table` that `records` changes, merged with the stored ones
+    /// (see `PendingRecords.writePages`); returns how many records the table gains.
+    func writePages(_ records: PendingRecords, of table: String, into batch: inout WriteBatch,
+                    pageMayExist: (UInt64) -> Bool) throws -> Int {
+        try locked { try records.writePages(of: table, to: &batch, from: backend, pageMayExist: pageMayExist) }
+    }
+
     func apply(_ batch: WriteBatch) throws {
         try locked { try backend.apply(batch) }
     }

@@ -9,11 +9,7 @@ import Testing
 @Suite struct CacheAndConcurrencyTests {
     /// Overwrites document `rowID`'s record with bytes that do not decode, behind the cache.
     private func damage(_ collection: DocumentCollection, rowID: Int64) throws {
-        try collection.withState { state in
-            var batch = WriteBatch()
-            batch.put([DocumentRecord.format, 0, 0, 0, 0, 99], forKey: CollectionState.documentKey(rowID), in: state.name)
-            try state.backend.apply(batch)
-        }
+        try collection.withState { try $0.replaceRawRecord(rowID, with: [DocumentRecord.format, 0, 0, 0, 0, 99]) }
     }
 
     @Test func aCachedDocumentIsServedWithoutReadingTheFile() throws {

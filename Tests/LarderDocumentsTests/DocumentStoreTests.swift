@@ -99,25 +99,16 @@ import Testing
         try people.insertBatch([["name": "Ada"], ["name": "Grace"]])
         people.cacheSize = 0
         let (first, second) = try people.withState { state in
-            (try state.backend.withRawValue(CollectionState.documentKey(1), in: "people"),
-             try state.backend.withRawValue(CollectionState.documentKey(2), in: "people"))
+            (try state.rawRecord(1), try state.rawRecord(2))
         }
         // Every single flipped byte is caught, and so is a record put under another key.
         for position in first.indices {
             var damaged = first
             damaged[position] ^= 0x10
-            try people.withState { state in
-                var batch = WriteBatch()
-                batch.put(damaged, forKey: CollectionState.documentKey(1), in: "people")
-                try state.backend.apply(batch)
-            }
+            try people.withState { try $0.replaceRawRecord(1, with: damaged) }
             #expect(throws: DocumentError.self) { try people.find(where: "[__rowid__] = 1") }
         }
-        try people.withState { state in
-            var batch = WriteBatch()
-            batch.put(second, forKey: CollectionState.documentKey(1), in: "people")
-            try state.backend.apply(batch)
-        }
+        try people.withState { try $0.replaceRawRecord(1, with: second) }
         #expect(throws: DocumentError.corruptDocument(collection: "people", rowID: 1, reason: "checksum mismatch")) {
             try people.find()
         }

@@ -96,7 +96,7 @@ import Larder
 
     @Test func theExamplesOfFormatMDAreTheBytesWritten() {
         let document: JSON = ["age": 36]
-        let record = DocumentRecord.seal(document, key: CollectionState.documentKey(7))
+        let record = DocumentRecord.seal(document, key: DocumentTable.recordKey(7))
         #expect(record == [0x02, 0x72, 0x54, 0x69, 0xBD, 0x07, 0x01, 0x03, 0x61, 0x67, 0x65, 0x03, 0x48])
         let crc = Array([0, 0, 0, 0, 0, 0, 0, 7, 0x07, 0x01, 0x03, 0x61, 0x67, 0x65, 0x03, 0x48] as [UInt8]).withUnsafeBytes { Checksum.crc32($0) }
         #expect(Array(record[1 ..< 5]) == [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)])

@@ -4,27 +4,29 @@
 // readContent that faults in another object of its class) bypasses it.
 
 /// One class file's most recently read page.
-internal struct PageCache {
+package struct PageCache {
+    package init() {}
+
     /// The cached page's number; `.max` when nothing is cached.
-    private(set) var number: UInt64 = .max
+    package private(set) var number: UInt64 = .max
     /// Its bytes; empty when the file has no such page.
-    private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     /// True while a caller reads `bytes`.
-    var isInUse = false
+    package var isInUse = false
 
     /// Whether page `number` is cached.
     @inline(__always)
-    func holds(_ number: UInt64) -> Bool { self.number == number }
+    package func holds(_ number: UInt64) -> Bool { self.number == number }
 
     /// Caches `page` (nil: the file has no such page) as page `number`.
-    mutating func store(_ page: UnsafeRawBufferPointer?, as number: UInt64) {
+    package mutating func store(_ page: UnsafeRawBufferPointer?, as number: UInt64) {
         bytes.removeAll(keepingCapacity: true)
         if let page { bytes.appendBytes(page) }
         self.number = number
     }
 
     /// Forgets the cached page.
-    mutating func invalidate() {
+    package mutating func invalidate() {
         number = .max
         bytes.removeAll(keepingCapacity: true)
     }

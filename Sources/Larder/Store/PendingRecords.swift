@@ -3,7 +3,9 @@
 // last record goes), merged with the page as the file holds it.
 
 /// The sealed records and deletions of one class in one save.
-internal struct PendingRecords {
+package struct PendingRecords {
+    package init() {}
+
     /// A record to write (`envelopeCount >= 0`) or a rowID to delete (`envelopeCount == -1`).
     private struct Change {
         var rowID: UInt64
@@ -18,7 +20,7 @@ internal struct PendingRecords {
     private var isSorted = true
 
     /// True when nothing is pending.
-    var isEmpty: Bool { changes.isEmpty }
+    package var isEmpty: Bool { changes.isEmpty }
 
     /// Adds `content` sealed (checksummed, or encrypted with `cipher` under `scope`, the
     /// classID) as the record of `rowID`.
@@ -38,14 +40,14 @@ internal struct PendingRecords {
     }
 
     /// Adds `envelope` as it is as the record of `rowID` (a record copied from a file).
-    mutating func add(envelope: UnsafeRawBufferPointer, rowID: UInt64) {
+    package mutating func add(envelope: UnsafeRawBufferPointer, rowID: UInt64) {
         let start = bytes.count
         bytes.appendBytes(envelope)
         add(Change(rowID: rowID, envelopeStart: start, envelopeCount: envelope.count))
     }
 
     /// Adds the deletion of `rowID`'s record.
-    mutating func delete(rowID: UInt64) {
+    package mutating func delete(rowID: UInt64) {
         add(Change(rowID: rowID, envelopeStart: 0, envelopeCount: -1))
     }
 
@@ -61,7 +63,7 @@ internal struct PendingRecords {
     /// new. Returns how many records the file gains (negative when it loses some). Throws
     /// ``StoreError/corruptRecord(class:rowID:)`` (with the page's first rowID) when a page to
     /// merge with does not parse.
-    func writePages(of table: String, to batch: inout WriteBatch, from backend: any Backend,
+    package func writePages(of table: String, to batch: inout WriteBatch, from backend: any Backend,
                     pageMayExist: (UInt64) -> Bool) throws -> Int {
         // Stable: when a rowID appears twice, the later change wins.
         let ordered = isSorted ? changes : changes.enumerated()

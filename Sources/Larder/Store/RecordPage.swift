@@ -12,33 +12,33 @@
 // docs/FORMAT.md (section 6) has the bytes.
 
 /// The page format of class files.
-internal enum RecordPage {
+package enum RecordPage {
     /// log2 of the rowIDs per page.
-    static let slotBits: UInt64 = 5
+    package static let slotBits: UInt64 = 5
     /// RowIDs per page.
-    static let capacity = 1 << Int(slotBits)
+    package static let capacity = 1 << Int(slotBits)
     /// The first byte of a page key.
-    static let keyPrefix: UInt8 = 0x50
+    package static let keyPrefix: UInt8 = 0x50
     /// The first byte of a page value.
-    static let format: UInt8 = 0x50
+    package static let format: UInt8 = 0x50
     /// Bytes in a page key.
-    static let keySize = 9
+    package static let keySize = 9
 
     /// A page whose bytes do not parse, reported by its first rowID.
-    struct Damage: Error, Equatable {
-        let firstRowID: UInt64
+    package struct Damage: Error, Equatable {
+        package let firstRowID: UInt64
     }
 
     /// The page holding `rowID`.
     @inline(__always)
-    static func number(of rowID: UInt64) -> UInt64 { rowID >> slotBits }
+    package static func number(of rowID: UInt64) -> UInt64 { rowID >> slotBits }
 
     /// The first rowID of page `number` (rowID 0 is never handed out, so page 0 holds 31).
     @inline(__always)
-    static func firstRowID(ofPage number: UInt64) -> UInt64 { number << slotBits }
+    package static func firstRowID(ofPage number: UInt64) -> UInt64 { number << slotBits }
 
     /// The key of page `number`.
-    static func key(forPage number: UInt64) -> [UInt8] {
+    package static func key(forPage number: UInt64) -> [UInt8] {
         var key: [UInt8] = []
         key.reserveCapacity(keySize)
         key.append(keyPrefix)
@@ -47,14 +47,14 @@ internal enum RecordPage {
     }
 
     /// The page number in a page key, or nil for any other key.
-    static func number(inKey key: UnsafeRawBufferPointer) -> UInt64? {
+    package static func number(inKey key: UnsafeRawBufferPointer) -> UInt64? {
         guard key.count == keySize, key[0] == keyPrefix else { return nil }
         return UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
     }
 
     /// Calls `body` with the rowID and envelope of every record in page `number`, in rowID
     /// order. Throws ``Damage`` when the bytes do not parse (after the records before it).
-    static func forEachRecord(in page: UnsafeRawBufferPointer, number: UInt64,
+    package static func forEachRecord(in page: UnsafeRawBufferPointer, number: UInt64,
                               _ body: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
         let first = firstRowID(ofPage: number)
         var reader = Reader(page: page, firstRowID: first)
@@ -66,7 +66,7 @@ internal enum RecordPage {
 
     /// The envelope of `rowID` in `page` (the page that holds it), or nil when the page has
     /// no record for it.
-    static func record(of rowID: UInt64, in page: UnsafeRawBufferPointer) throws(Damage) -> UnsafeRawBufferPointer? {
+    package static func record(of rowID: UInt64, in page: UnsafeRawBufferPointer) throws(Damage) -> UnsafeRawBufferPointer? {
         let wanted = Int(rowID & UInt64(capacity - 1))
         var reader = Reader(page: page, firstRowID: firstRowID(ofPage: number(of: rowID)))
         try reader.checkFormat()
@@ -78,7 +78,7 @@ internal enum RecordPage {
     }
 
     /// The number of records in `page`.
-    static func recordCount(in page: UnsafeRawBufferPointer, number: UInt64) throws(Damage) -> Int {
+    package static func recordCount(in page: UnsafeRawBufferPointer, number: UInt64) throws(Damage) -> Int {
         var reader = Reader(page: page, firstRowID: firstRowID(ofPage: number))
         try reader.checkFormat()
         var count = 0

@@ -1,5 +1,6 @@
 // A document store in a fresh temporary directory, removed when the test ends.
 
+import Larder
 import Foundation
 @testable import LarderDocuments
 
@@ -40,11 +41,25 @@ func rowIDs(_ documents: [JSON]) -> [Int64] {
     documents.compactMap { $0["__rowid__"].intValue }
 }
 
-extension SharedBackend {
-    /// The stored bytes under `key` in `table` (empty when none).
-    func withRawValue(_ key: [UInt8], in table: String) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        try readValue(forKey: key, in: table) { bytes = $0.map(Array.init) ?? [] }
-        return bytes
+extension CollectionState {
+    /// The stored record of document `rowID` (empty when none), read from its page.
+    func rawRecord(_ rowID: Int64) throws -> [UInt8] {
+        var record: [UInt8] = []
+        try backend.readValue(forKey: RecordPage.key(forPage: RecordPage.number(of: UInt64(rowID))), in: name) { page in
+            guard let page, let found = try RecordPage.record(of: UInt64(rowID), in: page) else { return }
+            record = Array(found)
+        }
+        return record
+    }
+
+    /// Stores `record` as document `rowID`'s record in its page, behind the collection's back
+    /// (its cache, index entries and checks).
+    func replaceRawRecord(_ rowID: Int64, with record: [UInt8]) throws {
+        var records = PendingRecords()
+        record.withUnsafeBytes { records.add(envelope: $0, rowID: UInt64(rowID)) }
+        var batch = WriteBatch()
+        _ = try backend.writePages(records, of: name, into: &batch) { _ in true }
+        try backend.apply(batch)
+        documents.didWrite(gained: nil)
     }
 }

@@ -1,0 +1,116 @@
+// DocumentTable: where a collection's documents live. Like Larder's class files, the table
+// holds one Tokyo Cabinet record per page of 32 consecutive rowIDs (RecordPage), each document
+// in its own checksummed DocumentRecord inside, so an insert of many documents puts a page at
+// a time and a read of neighbouring rowIDs (an index range) gets each page once, through a
+// one-page cache.
+
+import Larder
+
+/// The pages of one collection's documents.
+struct DocumentTable {
+    let backend: SharedBackend
+    /// The table's name: the collection's.
+    let name: String
+    private var cache = PageCache()
+    /// The number of documents, counted on first use and kept up to date by commits.
+    private var documentCount: Int?
+
+    init(backend: SharedBackend, name: String) {
+        self.backend = backend
+        self.name = name
+    }
+
+    /// The key a document's record is checksummed with: its 8-byte big-endian rowID.
+    static func recordKey(_ rowID: Int64) -> [UInt8] {
+        RowIDKey.bytes(UInt64(bitPattern: rowID))
+    }
+
+    /// The stored document `rowID`, or nil.
+    mutating func document(_ rowID: Int64) throws -> JSON? {
+        guard rowID > 0 else { return nil }
+        let number = RecordPage.number(of: UInt64(rowID))
+        if !cache.holds(number) {
+            try backend.readValue(forKey: RecordPage.key(forPage: number), in: name) { bytes in
+                cache.store(bytes, as: number)
+            }
+        }
+        return try cache.bytes.withUnsafeBytes { page -> JSON? in
+            guard !page.isEmpty else { return nil }
+            let record: UnsafeRawBufferPointer?
+            do {
+                record = try RecordPage.record(of: UInt64(rowID), in: page)
+            } catch let damage as RecordPage.Damage {
+                throw DocumentError.corruptDocument(collection: name, rowID: Int64(damage.firstRowID), reason: "damaged page")
+            }
+            return try record.map { try open($0, rowID: rowID) }
+        }
+    }
+
+    /// Calls `body` with the rowID and stored record of every document, page by page (pages
+    /// in storage order), until it returns false; `open` decodes a record.
+    func forEachRecord(_ body: (Int64, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try backend.forEachRecord(in: name) { key, value in
+            guard let number = RecordPage.number(inKey: key) else {
+                throw DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a page key")
+            }
+            var goesOn = true
+            do {
+                try RecordPage.forEachRecord(in: value, number: number) { rowID, record in
+                    if goesOn { goesOn = try body(Int64(bitPattern: rowID), record) }
+                }
+            } catch let damage as RecordPage.Damage {
+                throw DocumentError.corruptDocument(collection: name, rowID: Int64(damage.firstRowID), reason: "damaged page")
+            }
+            return goesOn
+        }
+    }
+
+    /// The document in a stored record of `rowID`.
+    func open(_ record: UnsafeRawBufferPointer, rowID: Int64) throws -> JSON {
+        do {
+            return try Self.recordKey(rowID).withUnsafeBytes { try DocumentRecord.open(record, key: $0) }
+        } catch let failure as JSONBinary.DecodingFailure {
+            throw DocumentError.corruptDocument(collection: name, rowID: rowID, reason: failure.reason)
+        }
+    }
+
+    /// The number of documents.
+    mutating func count() throws -> Int {
+        if let documentCount { return documentCount }
+        var count = 0
+        try backend.forEachRecord(in: name) { key, value in
+            guard let number = RecordPage.number(inKey: key) else {
+                throw DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a page key")
+            }
+            do {
+                count += try RecordPage.recordCount(in: value, number: number)
+            } catch let damage as RecordPage.Damage {
+                throw DocumentError.corruptDocument(collection: name, rowID: Int64(damage.firstRowID), reason: "damaged page")
+            }
+            return true
+        }
+        documentCount = count
+        return count
+    }
+
+    /// Adds to `batch` the pages `records` changes; returns how many documents the table
+    /// gains. Pages of rowIDs from `firstNewRowID` on (never handed out before this write) are
+    /// not read.
+    func write(_ records: PendingRecords, firstNewRowID: Int64, into batch: inout WriteBatch) throws -> Int {
+        do {
+            // A page holding a rowID handed out before may have been written.
+            return try backend.writePages(records, of: name, into: &batch) { number in
+                RecordPage.firstRowID(ofPage: number) < UInt64(max(firstNewRowID, 0))
+            }
+        } catch let StoreError.corruptRecord(_, rowID) {
+            throw DocumentError.corruptDocument(collection: name, rowID: Int64(bitPattern: rowID), reason: "damaged page")
+        }
+    }
+
+    /// Forgets the cached page (the table is about to change), and after a commit counts the
+    /// documents it added (`gained`; nil: unknown, count again).
+    mutating func didWrite(gained: Int?) {
+        cache.invalidate()
+        if let gained, let documentCount { self.documentCount = documentCount + gained } else { documentCount = nil }
+    }
+}

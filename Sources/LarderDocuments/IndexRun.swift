@@ -1,0 +1,164 @@
+// IndexRun: how an index table stores its entries. Every call into Tokyo Cabinet is expensive
+// (DESIGN.md), so a B+tree record holds a run of consecutive entries, not one entry: a
+// million documents' entries take a few thousand records, a range is read a run at a time,
+// and a commit rewrites only the runs its changes fall into.
+//
+//   key:    the run's first entry (encoded key values, then the rowID: see IndexKey)
+//   value:  [0x52 'R'][CRC-32 of key and the bytes after it, 4 bytes little-endian]
+//           [varint entry count][entry]...                 every entry after the first
+//   entry:  [varint bytes shared with the previous entry][varint suffix size][suffix]
+//
+// Runs never overlap: every entry of a run sorts before the next run's key. docs/FORMAT.md
+// (section 16) has the bytes.
+
+import Larder
+
+/// Encodes and decodes runs of index entries.
+enum IndexRun {
+    /// The first byte of a run's value.
+    static let format: UInt8 = 0x52
+    /// A run is closed once its entries take this many bytes.
+    static let targetSize = 4_096
+
+    /// A run whose bytes do not parse or whose checksum does not match.
+    struct Damage: Error {
+        var reason: String
+    }
+
+    /// The value of the run of `entries` (sorted, distinct, at least one); its key is the
+    /// first entry.
+    static func value(of entries: ArraySlice<[UInt8]>) -> [UInt8] {
+        var bytes: [UInt8] = [format, 0, 0, 0, 0]
+        JSONBinary.appendVarint(UInt64(entries.count), to: &bytes)
+        var previous = entries[entries.startIndex]
+        for entry in entries.dropFirst() {
+            let shared = sharedPrefixCount(previous, entry)
+            JSONBinary.appendVarint(UInt64(shared), to: &bytes)
+            JSONBinary.appendVarint(UInt64(entry.count - shared), to: &bytes)
+            bytes.append(contentsOf: entry[shared...])
+            previous = entry
+        }
+        let crc = entries[entries.startIndex].withUnsafeBytes { key in
+            bytes.withUnsafeBytes { Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: $0[5...])) }
+        }
+        for index in 0 ..< 4 { bytes[1 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+        return bytes
+    }
+
+    /// Splits sorted, distinct `entries` into runs of about ``targetSize`` bytes. With
+    /// `fillingEach`, every run but the last is full (entries that only ever grow at the end);
+    /// otherwise the runs are even, leaving room in each for later entries.
+    static func split(_ entries: [[UInt8]], fillingEach: Bool) -> [ArraySlice<[UInt8]>] {
+        guard !entries.isEmpty else { return [] }
+        // An entry costs at most its size plus two varint bytes.
+        var boundaries: [Int] = [0]
+        var size = 0
+        for (position, entry) in entries.enumerated() {
+            if size >= targetSize {
+                boundaries.append(position)
+                size = 0
+            }
+            size += entry.count + 2
+        }
+        boundaries.append(entries.count)
+        if !fillingEach, boundaries.count > 2 {
+            // The same number of runs, with as many entries in each.
+            let runs = boundaries.count - 1
+            boundaries = (0 ... runs).map { $0 * entries.count / runs }
+        }
+        return zip(boundaries, boundaries.dropFirst()).map { entries[$0 ..< $1] }
+    }
+
+    /// The number of entries in the run, after checking its checksum.
+    static func count(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(Damage) -> Int {
+        try Reader(key: key, value: value).count
+    }
+
+    /// Calls `body` with every entry of the run in order (the pointer is valid only during the
+    /// call) until it returns false; returns false when `body` did.
+    @discardableResult
+    static func forEachEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+                             _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        var reader = try Reader(key: key, value: value)
+        var entry: [UInt8] = []
+        entry.reserveCapacity(key.count + 16)
+        entry.append(contentsOf: key)
+        guard try entry.withUnsafeBytes(body) else { return false }
+        for _ in 1 ..< max(reader.count, 1) {
+            try reader.next(into: &entry)
+            guard try entry.withUnsafeBytes(body) else { return false }
+        }
+        try reader.checkEnd()
+        return true
+    }
+
+    /// Every entry of the run, in order.
+    static func entries(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> [[UInt8]] {
+        var entries: [[UInt8]] = []
+        try forEachEntry(key: key, value: value) { entry in
+            entries.append(Array(entry))
+            return true
+        }
+        return entries
+    }
+
+    /// Walks the entries of a run, checking every bound.
+    private struct Reader {
+        let value: UnsafeRawBufferPointer
+        private(set) var count = 0
+        private var position: Int
+
+        init(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(Damage) {
+            self.value = value
+            guard value.count >= 6, value[0] == format else { throw Damage(reason: "unknown index run format") }
+            var stored: UInt32 = 0
+            for index in 0 ..< 4 { stored |= UInt32(value[1 + index]) << (8 * UInt32(index)) }
+            guard Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: value[5...])) == stored else {
+                throw Damage(reason: "index run checksum mismatch")
+            }
+            position = 5
+            let entries = try varint()
+            // Every entry after the first takes at least two bytes.
+            guard entries >= 1, entries - 1 <= UInt64(value.count - position) / 2 else {
+                throw Damage(reason: "index run entry count out of range")
+            }
+            count = Int(entries)
+        }
+
+        mutating func varint() throws(Damage) -> UInt64 {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                guard position < value.count, shift < 64 else { throw Damage(reason: "index run truncated") }
+                let byte = value[position]
+                position += 1
+                result |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return result }
+                shift += 7
+            }
+        }
+
+        /// Turns `entry` (the previous entry) into the next one.
+        mutating func next(into entry: inout [UInt8]) throws(Damage) {
+            let shared = try varint()
+            let suffix = try varint()
+            guard shared <= UInt64(entry.count), suffix <= UInt64(value.count - position) else {
+                throw Damage(reason: "index run entry out of range")
+            }
+            entry.removeSubrange(Int(shared)...)
+            entry.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[position ..< position + Int(suffix)]))
+            position += Int(suffix)
+        }
+
+        func checkEnd() throws(Damage) {
+            guard position == value.count else { throw Damage(reason: "index run has trailing bytes") }
+        }
+    }
+
+    private static func sharedPrefixCount(_ left: [UInt8], _ right: [UInt8]) -> Int {
+        var count = 0
+        let limit = min(left.count, right.count)
+        while count < limit, left[count] == right[count] { count += 1 }
+        return count
+    }
+}

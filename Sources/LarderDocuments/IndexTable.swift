@@ -1,0 +1,203 @@
+// IndexTable: one index's B+tree table of runs (IndexRun). Reads ranges of entries a run at a
+// time, counts them without decoding the runs that lie wholly inside a range, and applies a
+// write's changes by rewriting only the runs they fall into: one read and one put per run
+// touched, into the write's batch.
+
+import Larder
+
+/// The runs of one index table.
+struct IndexTable {
+    let backend: SharedBackend
+    /// The table's name, `<collection>.<id>.idx`.
+    let name: String
+    /// The collection and index definition, for errors.
+    let collection: String
+    let index: String
+
+    // MARK: Reading
+
+    /// Calls `body` with every entry between `start` and `end` (inclusive; nil is open), in
+    /// ascending order or descending when `reverse`, until it returns false.
+    func forEachEntry(from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+                      _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        if reverse { return try forEachEntryBackwards(from: start, through: end, body) }
+        // The run holding `start` begins at or before it.
+        let first = try start.flatMap { try runKey(atOrBefore: $0) }
+        try backend.forEachRecord(in: name, from: first ?? start, through: end, reverse: false) { key, value in
+            var goesOn = true
+            try checked {
+                try IndexRun.forEachEntry(key: key, value: value) { entry in
+                    if let start, ByteOrder.compare(entry, start) < 0 { return true }
+                    if let end, ByteOrder.compare(entry, end) > 0 {
+                        goesOn = false
+                        return false
+                    }
+                    goesOn = try body(entry)
+                    return goesOn
+                }
+            }
+            return goesOn
+        }
+    }
+
+    private func forEachEntryBackwards(from start: [UInt8]?, through end: [UInt8]?,
+                                       _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try backend.forEachRecord(in: name, from: nil, through: end, reverse: true) { key, value in
+            let entries = try checked { try IndexRun.entries(key: key, value: value) }
+            for entry in entries.reversed() {
+                let goesOn: Bool = try entry.withUnsafeBytes { entry in
+                    if let end, ByteOrder.compare(entry, end) > 0 { return true }
+                    if let start, ByteOrder.compare(entry, start) < 0 { return false }
+                    return try body(entry)
+                }
+                if !goesOn { return false }
+            }
+            // Runs before this one hold only entries before its key.
+            if let start, ByteOrder.compare(key, start) <= 0 { return false }
+            return true
+        }
+    }
+
+    /// The number of entries between `start` and `end` (inclusive; nil is open). A run is
+    /// decoded only when it may cross an end of the range: one that starts inside the range
+    /// and is followed by another that does is counted from its header.
+    func count(from start: [UInt8]?, through end: [UInt8]?) throws -> Int {
+        var total = 0
+        // The last run seen that starts inside the range, not yet known to end inside it.
+        var pendingKey: [UInt8] = []
+        var pendingValue: [UInt8] = []
+        var pendingCount: Int?
+        let first = try start.flatMap { try runKey(atOrBefore: $0) }
+        try backend.forEachRecord(in: name, from: first ?? start, through: end, reverse: false) { key, value in
+            // A run starting at or before `end` follows: the pending run ends inside the range.
+            if let count = pendingCount { total += count }
+            pendingCount = nil
+            if let start, ByteOrder.compare(key, start) < 0 {
+                total += try countDecoding(key: key, value: value, from: start, through: end)
+            } else {
+                pendingCount = try checked { try IndexRun.count(key: key, value: value) }
+                pendingKey.removeAll(keepingCapacity: true)
+                pendingKey.append(contentsOf: key)
+                pendingValue.removeAll(keepingCapacity: true)
+                pendingValue.append(contentsOf: value)
+            }
+            return true
+        }
+        if pendingCount != nil {
+            total += try pendingKey.withUnsafeBytes { key in
+                try pendingValue.withUnsafeBytes { try countDecoding(key: key, value: $0, from: start, through: end) }
+            }
+        }
+        return total
+    }
+
+    private func countDecoding(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+                               from start: [UInt8]?, through end: [UInt8]?) throws -> Int {
+        var count = 0
+        try checked {
+            try IndexRun.forEachEntry(key: key, value: value) { entry in
+                if let start, ByteOrder.compare(entry, start) < 0 { return true }
+                if let end, ByteOrder.compare(entry, end) > 0 { return false }
+                count += 1
+                return true
+            }
+        }
+        return count
+    }
+
+    /// The key of the last run that starts at or before `key`.
+    private func runKey(atOrBefore key: [UInt8]) throws -> [UInt8]? {
+        var found: [UInt8]?
+        try backend.forEachRecord(in: name, from: nil, through: key, reverse: true) { runKey, _ in
+            found = Array(runKey)
+            return false
+        }
+        return found
+    }
+
+    /// The run that holds `key` when it is in the table: the last run starting at or before
+    /// it (its key and entries), and the key of the run after it.
+    private func run(holding key: [UInt8]) throws -> (key: [UInt8]?, entries: [[UInt8]], next: [UInt8]?) {
+        var runKey: [UInt8]?
+        var entries: [[UInt8]] = []
+        try backend.forEachRecord(in: name, from: nil, through: key, reverse: true) { found, value in
+            runKey = Array(found)
+            entries = try checked { try IndexRun.entries(key: found, value: value) }
+            return false
+        }
+        var next: [UInt8]?
+        try backend.forEachRecord(in: name, from: key, through: nil, reverse: false) { found, _ in
+            if let runKey, ByteOrder.compare(found, runKey) == 0 { return true }
+            next = Array(found)
+            return false
+        }
+        return (runKey, entries, next)
+    }
+
+    /// Runs `body`, reporting a damaged run as `DocumentError.corruptIndex`.
+    @discardableResult
+    private func checked<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let damage as IndexRun.Damage {
+            throw DocumentError.corruptIndex(collection: collection, index: index, reason: damage.reason)
+        }
+    }
+
+    // MARK: Writing
+
+    /// Adds to `batch` the puts and deletes of runs that apply `changes`.
+    func write(_ changes: IndexChanges, into batch: inout WriteBatch) throws {
+        let touched = changes.sorted()
+        if changes.replacesAll {
+            var keys: [[UInt8]] = []
+            try backend.forEachRecord(in: name, from: nil, through: nil, reverse: false) { key, _ in
+                keys.append(Array(key))
+                return true
+            }
+            for key in keys { batch.removeValue(forKey: key, in: name) }
+            put(IndexRun.split(touched.filter(\.isAdded).map(\.entry), fillingEach: true), into: &batch)
+            return
+        }
+        var position = 0
+        while position < touched.count {
+            let run = try run(holding: touched[position].entry)
+            // The changes up to the next run's key fall into this run.
+            var end = position + 1
+            while end < touched.count, run.next.map({ ByteOrder.less(touched[end].entry, $0) }) ?? true { end += 1 }
+            let changes = touched[position ..< end]
+            let appendsOnly = changes.allSatisfy { change in
+                change.isAdded && run.entries.last.map { ByteOrder.less($0, change.entry) } ?? true
+            }
+            let runs = IndexRun.split(Self.merge(run.entries, changes), fillingEach: appendsOnly)
+            if let key = run.key, runs.first?.first != key { batch.removeValue(forKey: key, in: name) }
+            put(runs, into: &batch)
+            position = end
+        }
+    }
+
+    private func put(_ runs: [ArraySlice<[UInt8]>], into batch: inout WriteBatch) {
+        for run in runs { batch.put(IndexRun.value(of: run), forKey: run[run.startIndex], in: name) }
+    }
+
+    /// `entries` with `changes` applied (both sorted): additions merged in, removals left out.
+    private static func merge(_ entries: [[UInt8]], _ changes: ArraySlice<(entry: [UInt8], isAdded: Bool)>) -> [[UInt8]] {
+        var merged: [[UInt8]] = []
+        merged.reserveCapacity(entries.count + changes.count)
+        var left = 0
+        var right = changes.startIndex
+        while left < entries.count || right < changes.endIndex {
+            if right == changes.endIndex || (left < entries.count && ByteOrder.less(entries[left], changes[right].entry)) {
+                merged.append(entries[left])
+                left += 1
+                continue
+            }
+            let change = changes[right]
+            right += 1
+            // A change replaces the entry it equals.
+            if left < entries.count, entries[left] == change.entry { left += 1 }
+            if change.isAdded { merged.append(change.entry) }
+        }
+        return merged
+    }
+}
