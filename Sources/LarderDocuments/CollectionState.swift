@@ -47,6 +47,35 @@ final class CollectionState: DocumentSource {
         return result
     }
 
+    func documents(_ rowIDs: [Int64]) throws -> [(rowID: Int64, document: JSON)] {
+        var wanted = rowIDs
+        if zip(wanted, wanted.dropFirst()).contains(where: { $0 >= $1 }) {
+            wanted = Array(Set(wanted)).sorted()
+        }
+        var cached: [(rowID: Int64, document: JSON)] = []
+        if cache.capacity > 0 {
+            var missing: [Int64] = []
+            for rowID in wanted {
+                if let document = cache.document(for: rowID) { cached.append((rowID, document)) } else { missing.append(rowID) }
+            }
+            wanted = missing
+        }
+        let pageBound = Int(RecordPage.number(of: UInt64(max(definition.nextRowID, 1)))) + 1
+        let batch = try documents.records(of: wanted, pageBound: pageBound)
+        let name = name
+        let decoded = try batch.decode { record, rowID in try DocumentTable.open(record, rowID: rowID, collection: name) }
+        // Caching every document in turn would leave the last ones: cache only those.
+        for position in max(0, decoded.count - cache.capacity) ..< decoded.count {
+            cache.store(decoded[position], for: batch.spans[position].rowID)
+        }
+        var found = zip(batch.spans, decoded).map { (rowID: $0.rowID, document: $1) }
+        if !cached.isEmpty {
+            found += cached
+            found.sort { $0.rowID < $1.rowID }
+        }
+        return found
+    }
+
     func forEachDocument(_ body: (Int64, JSON) throws -> Bool) throws {
         try documents.forEachRecord { rowID, record in
             try body(rowID, cache.document(for: rowID) ?? documents.open(record, rowID: rowID))
@@ -181,7 +210,7 @@ final class CollectionState: DocumentSource {
                     }
                     owners[prefix] = rowID
                 }
-                changes.appended.append(fullKey(prefix, rowID))
+                changes.appended.append(entry.key)
             }
             return true
         }
@@ -198,7 +227,7 @@ final class CollectionState: DocumentSource {
                 continue
             }
             // A document has a few entries per index: arrays beat hashing byte strings.
-            let oldKeys = index.entries(for: old, rowID: rowID, defaults: defaults).entries.map { fullKey($0.prefix, rowID) }
+            let oldKeys = index.entries(for: old, rowID: rowID, defaults: defaults).entries.map(\.key)
             var newKeys: [[UInt8]] = []
             if let new {
                 let (entries, sawArray) = index.entries(for: new, rowID: rowID, defaults: defaults)
@@ -207,7 +236,7 @@ final class CollectionState: DocumentSource {
                     if index.isUnique && !entry.hasNull {
                         try checkUnique(index, prefix: entry.prefix, rowID: rowID, document: new, in: &write)
                     }
-                    newKeys.append(fullKey(entry.prefix, rowID))
+                    newKeys.append(entry.key)
                 }
             }
             for key in oldKeys where !newKeys.contains(key) {
@@ -241,7 +270,7 @@ final class CollectionState: DocumentSource {
             if index.isUnique && !entry.hasNull {
                 try checkUnique(index, prefix: entry.prefix, rowID: rowID, document: document, in: &write)
             }
-            write.indexChanges[index.id, default: IndexChanges()].appended.append(fullKey(entry.prefix, rowID))
+            write.indexChanges[index.id, default: IndexChanges()].appended.append(entry.key)
         }
     }
 
@@ -265,19 +294,13 @@ final class CollectionState: DocumentSource {
         write.claimed[index.id, default: [:]][prefix] = rowID
     }
 
-    private func fullKey(_ prefix: [UInt8], _ rowID: Int64) -> [UInt8] {
-        var key = prefix
-        IndexKey.appendRowID(rowID, to: &key)
-        return key
-    }
-
     // MARK: Documents
 
     /// A document without its `__rowid__`; throws unless it is an object.
     static func content(of document: JSON) throws -> JSON {
         guard case var .object(members) = document else { throw DocumentError.notAnObject(document) }
         // Recursive encoders and comparisons must not run out of stack.
-        guard document.nestingDepth <= JSON.maximumNesting else { throw DocumentError.nestedTooDeeply }
+        guard !document.nestsDeeper(than: JSON.maximumNesting) else { throw DocumentError.nestedTooDeeply }
         // Only a document that carries one is copied to drop it.
         guard members[FieldPath.rowIDField] != nil else { return document }
         members[FieldPath.rowIDField] = nil

@@ -19,9 +19,7 @@ extension DocumentCollection {
                 var expected = Set<[UInt8]>()
                 try state.forEachDocument { rowID, document in
                     for entry in index.entries(for: document, rowID: rowID, defaults: state.defaults).entries {
-                        var key = entry.prefix
-                        IndexKey.appendRowID(rowID, to: &key)
-                        expected.insert(key)
+                        expected.insert(entry.key)
                     }
                     return true
                 }

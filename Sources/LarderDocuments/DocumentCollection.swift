@@ -153,7 +153,7 @@ public final class DocumentCollection: Sendable {
     /// ```
     public func setDefaultJSON(_ defaults: JSON) throws {
         guard case .object = defaults else { throw DocumentError.notAnObject(defaults) }
-        guard defaults.nestingDepth <= JSON.maximumNesting else { throw DocumentError.nestedTooDeeply }
+        guard !defaults.nestsDeeper(than: JSON.maximumNesting) else { throw DocumentError.nestedTooDeeply }
         try withState { state in
             var write = state.beginWrite()
             write.definition.defaults = defaults

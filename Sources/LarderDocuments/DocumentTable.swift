@@ -67,11 +67,70 @@ struct DocumentTable {
 
     /// The document in a stored record of `rowID`.
     func open(_ record: UnsafeRawBufferPointer, rowID: Int64) throws -> JSON {
+        try Self.open(record, rowID: rowID, collection: name)
+    }
+
+    /// The document in a stored record of `rowID` of `collection`.
+    static func open(_ record: UnsafeRawBufferPointer, rowID: Int64, collection: String) throws -> JSON {
         do {
-            return try Self.recordKey(rowID).withUnsafeBytes { try DocumentRecord.open(record, key: $0) }
+            var key = (UInt64(bitPattern: rowID)).bigEndian
+            return try withUnsafeBytes(of: &key) { try DocumentRecord.open(record, key: $0) }
         } catch let failure as JSONBinary.DecodingFailure {
-            throw DocumentError.corruptDocument(collection: name, rowID: rowID, reason: failure.reason)
+            throw DocumentError.corruptDocument(collection: collection, rowID: rowID, reason: failure.reason)
         }
+    }
+
+    /// The stored records of `rowIDs` (ascending and distinct; those not stored are left out),
+    /// in rowID order. When many of the `pageBound` pages hold one, one scan of every page
+    /// (a fraction of the cost of a Tokyo Cabinet read per page) beats reading them one by one.
+    func records(of rowIDs: [Int64], pageBound: Int) throws -> RecordBatch {
+        var batch = RecordBatch()
+        guard let last = rowIDs.last, last > 0 else { return batch }
+        // Page number -> the slots wanted in it.
+        var wanted = [UInt32](repeating: 0, count: Int(RecordPage.number(of: UInt64(last))) + 1)
+        var pageCount = 0
+        for rowID in rowIDs where rowID > 0 {
+            let number = Int(RecordPage.number(of: UInt64(rowID)))
+            if wanted[number] == 0 { pageCount += 1 }
+            wanted[number] |= 1 << UInt32(rowID & Int64(RecordPage.capacity - 1))
+        }
+        func take(_ page: UnsafeRawBufferPointer, number: Int) throws {
+            let slots = wanted[number]
+            do {
+                try RecordPage.forEachRecord(in: page, number: UInt64(number)) { rowID, record in
+                    if slots & (1 << UInt32(rowID & UInt64(RecordPage.capacity - 1))) != 0 {
+                        batch.append(record, rowID: Int64(rowID))
+                    }
+                }
+            } catch let damage as RecordPage.Damage {
+                throw DocumentError.corruptDocument(collection: name, rowID: Int64(damage.firstRowID), reason: "damaged page")
+            }
+        }
+        if pageCount * 4 < pageBound {
+            for number in wanted.indices where wanted[number] != 0 {
+                try backend.readValue(forKey: RecordPage.key(forPage: UInt64(number)), in: name) { page in
+                    if let page { try take(page, number: number) }
+                }
+            }
+            return batch
+        }
+        // Pages come in storage order: note where each page's records went, then put the
+        // spans in page order.
+        var visited: [(number: Int, start: Int, end: Int)] = []
+        try backend.forEachRecord(in: name) { key, page in
+            guard let number = RecordPage.number(inKey: key).map(Int.init) else {
+                throw DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a page key")
+            }
+            guard number < wanted.count, wanted[number] != 0 else { return true }
+            let start = batch.spans.count
+            try take(page, number: number)
+            visited.append((number, start, batch.spans.count))
+            return true
+        }
+        visited.sort { $0.number < $1.number }
+        let spans = batch.spans
+        batch.spans = visited.flatMap { spans[$0.start ..< $0.end] }
+        return batch
     }
 
     /// The number of documents.

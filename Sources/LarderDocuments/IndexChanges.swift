@@ -16,7 +16,38 @@ struct IndexChanges {
         var touched = appended.map { (entry: $0, isAdded: true) }
         touched.reserveCapacity(appended.count + changed.count)
         for (entry, isAdded) in changed { touched.append((entry, isAdded)) }
-        touched.sort { ByteOrder.less($0.entry, $1.entry) }
-        return touched
+        // Comparing arrays retains and releases them at every step: sort the entries' first
+        // 16 bytes as two integers instead, comparing the rest only on a tie.
+        var sortKeys: [SortKey] = []
+        sortKeys.reserveCapacity(touched.count)
+        for (position, (entry, _)) in touched.enumerated() {
+            sortKeys.append(SortKey(entry, position: position))
+        }
+        touched.withUnsafeBufferPointer { touched in
+            sortKeys.sort { left, right in
+                if left.high != right.high { return left.high < right.high }
+                if left.low != right.low { return left.low < right.low }
+                return ByteOrder.less(touched[left.position].entry, touched[right.position].entry)
+            }
+        }
+        return sortKeys.map { touched[$0.position] }
+    }
+
+    /// An entry's first 16 bytes, big-endian, zero-padded, and its position.
+    private struct SortKey {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var position: Int
+
+        init(_ entry: [UInt8], position: Int) {
+            self.position = position
+            for (index, byte) in entry.prefix(16).enumerated() {
+                if index < 8 {
+                    high |= UInt64(byte) << (56 - 8 * UInt64(index))
+                } else {
+                    low |= UInt64(byte) << (56 - 8 * UInt64(index - 8))
+                }
+            }
+        }
     }
 }

@@ -21,28 +21,49 @@ struct IndexDefinition: Equatable, Sendable {
         "\(collection).\(id).idx"
     }
 
-    /// One entry of a document: the encoded key values (without the rowID), and whether one
-    /// of them is null (unique indexes, like SQL's, let any number of documents have a null).
+    /// One entry of a document: its full key (the encoded key values, then the rowID), and
+    /// whether one of the values is null (unique indexes, like SQL's, let any number of
+    /// documents have a null).
     struct Entry: Hashable {
-        var prefix: [UInt8]
+        var key: [UInt8]
         var hasNull: Bool
+
+        /// The encoded key values, without the rowID.
+        var prefix: [UInt8] { Array(key.dropLast(8)) }
     }
 
     /// The entries of `document`, and whether an array value was found.
     func entries(for document: JSON, rowID: Int64, defaults: JSON) -> (entries: [Entry], sawArray: Bool) {
-        var entries = [Entry(prefix: [], hasNull: false)]
-        var sawArray = false
-        for key in keys {
-            let value = key.path.value(in: document, rowID: rowID, defaults: defaults)
+        if keys.count == 1 {
+            // The commonest index, one key with a scalar value: one entry, built in one buffer.
+            let value = keys[0].path.value(in: document, rowID: rowID, defaults: defaults)
+            if !value.isArray {
+                var key: [UInt8] = []
+                key.reserveCapacity(32)
+                IndexKey.append(value, descending: keys[0].descending, to: &key)
+                IndexKey.appendRowID(rowID, to: &key)
+                return ([Entry(key: key, hasNull: value.isNull)], false)
+            }
+        }
+        let values = keys.map { $0.path.value(in: document, rowID: rowID, defaults: defaults) }
+        guard values.contains(where: \.isArray) else {
+            // The common case, scalars only: one entry, built in one buffer.
+            var key: [UInt8] = []
+            key.reserveCapacity(48)
+            for (value, sortKey) in zip(values, keys) { IndexKey.append(value, descending: sortKey.descending, to: &key) }
+            IndexKey.appendRowID(rowID, to: &key)
+            return ([Entry(key: key, hasNull: values.contains(where: \.isNull))], false)
+        }
+        var entries = [Entry(key: [], hasNull: false)]
+        for (value, key) in zip(values, keys) {
             guard case let .array(choices) = value else {
                 // One value: extend every entry in place.
                 for position in entries.indices {
-                    IndexKey.append(value, descending: key.descending, to: &entries[position].prefix)
+                    IndexKey.append(value, descending: key.descending, to: &entries[position].key)
                     if value.isNull { entries[position].hasNull = true }
                 }
                 continue
             }
-            sawArray = true
             var encoded: [(isNull: Bool, bytes: [UInt8])] = []
             for choice in choices {
                 let bytes = IndexKey.encode(choice, descending: key.descending)
@@ -50,10 +71,11 @@ struct IndexDefinition: Equatable, Sendable {
                 if !encoded.contains(where: { $0.bytes == bytes }) { encoded.append((choice.isNull, bytes)) }
             }
             entries = entries.flatMap { entry in
-                encoded.map { Entry(prefix: entry.prefix + $0.bytes, hasNull: entry.hasNull || $0.isNull) }
+                encoded.map { Entry(key: entry.key + $0.bytes, hasNull: entry.hasNull || $0.isNull) }
             }
         }
-        return (entries, sawArray)
+        for position in entries.indices { IndexKey.appendRowID(rowID, to: &entries[position].key) }
+        return (entries, true)
     }
 
     /// The key values of an entry prefix, for error messages: the single value, or an array.

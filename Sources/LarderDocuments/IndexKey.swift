@@ -73,9 +73,17 @@ enum IndexKey {
     /// Strings: UTF-8 with 0x00 escaped as 0x00 0xFF, ended by 0x00 0x01 (sorts before any
     /// continuation, so "a" < "ab").
     private static func appendEscaped(_ text: String, to key: inout [UInt8]) {
-        for byte in text.utf8 {
-            key.append(byte)
-            if byte == 0 { key.append(0xFF) }
+        let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            // Text without NUL bytes (nearly all) is copied whole.
+            guard !utf8.contains(0) else { return false }
+            key.append(contentsOf: utf8)
+            return true
+        }
+        if copied != true {
+            for byte in text.utf8 {
+                key.append(byte)
+                if byte == 0 { key.append(0xFF) }
+            }
         }
         key.append(0x00)
         key.append(0x01)

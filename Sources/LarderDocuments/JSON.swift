@@ -137,6 +137,12 @@ public enum JSON: Sendable, Hashable {
         return nil
     }
 
+    /// True for an array (without copying it, as `arrayValue` does).
+    var isArray: Bool {
+        if case .array = self { return true }
+        return false
+    }
+
     /// The elements, if this is an array.
     ///
     /// ```swift

@@ -2,6 +2,8 @@
 // metadata), one tag byte then the payload; see docs/FORMAT.md. Decoding is bounds-checked
 // and depth-limited: damaged bytes give an error, never a crash.
 
+import Larder
+
 /// Encodes and decodes JSON in Larder's binary document format.
 enum JSONBinary {
     static let null: UInt8 = 0, falseTag: UInt8 = 1, trueTag: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4
@@ -107,7 +109,7 @@ enum JSONBinary {
             let length = try count()
             let slice = UnsafeRawBufferPointer(rebasing: bytes[offset ..< offset + length])
             offset += length
-            guard let text = String(validating: slice, as: UTF8.self) else {
+            guard let text = UTF8Decoding.string(slice) else {
                 throw DecodingFailure(reason: "invalid UTF-8 at \(offset - length)")
             }
             return text
@@ -137,9 +139,8 @@ enum JSONBinary {
                 return .array(elements)
             case JSONBinary.object:
                 let count = try count()
-                var members: [String: JSON] = [:]
                 // A document gets "__rowid__" added when returned: room for it saves a rehash.
-                members.reserveCapacity(depth == 0 ? count + 1 : count)
+                var members = [String: JSON](minimumCapacity: depth == 0 ? count + 1 : count)
                 for _ in 0 ..< count {
                     let key = try string()
                     members[key] = try value(depth: depth + 1)

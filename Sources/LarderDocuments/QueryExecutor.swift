@@ -7,6 +7,8 @@
 protocol DocumentSource {
     var defaults: JSON { get }
     func document(_ rowID: Int64) throws -> JSON?
+    /// The stored documents of `rowIDs`, in rowID order (each once; missing ones left out).
+    func documents(_ rowIDs: [Int64]) throws -> [(rowID: Int64, document: JSON)]
     func forEachDocument(_ body: (Int64, JSON) throws -> Bool) throws
     func forEachIndexEntry(_ index: IndexDefinition, in range: KeyRange, reverse: Bool,
                            _ body: (Int64) throws -> Bool) throws
@@ -55,10 +57,21 @@ struct QueryExecutor {
                 guard let document = try source.document(rowID) else { continue }
                 guard consider(rowID, document) else { break }
             }
-        case let .index(scan):
+        case let .index(scan) where wanted != nil:
+            // Few documents are wanted: read them one at a time, until enough matched.
             try forEachRowID(scan) { rowID in
                 guard let document = try source.document(rowID) else { return true }
                 return consider(rowID, document)
+            }
+        case let .index(scan):
+            // Every candidate is read: all at once, a page at a time.
+            var rowIDs: [Int64] = []
+            try forEachRowID(scan) { rowID in
+                rowIDs.append(rowID)
+                return true
+            }
+            for (rowID, document) in try source.documents(rowIDs) {
+                guard consider(rowID, document) else { break }
             }
         }
         if orderBy.isEmpty {

@@ -13,7 +13,7 @@ struct QueryRun {
     /// Parses and plans; throws `QueryError` for bad text, arguments, limit or offset.
     init(state: CollectionState, where query: String?, args: [JSON], orderBy: String?, limit: Int?, offset: Int?) throws {
         let aliases = state.definition.aliases
-        guard args.allSatisfy({ $0.nestingDepth <= JSON.maximumNesting }) else { throw DocumentError.nestedTooDeeply }
+        guard !args.contains(where: { $0.nestsDeeper(than: JSON.maximumNesting) }) else { throw DocumentError.nestedTooDeeply }
         if let query {
             expression = try QueryParser.parseWhere(query, arguments: args, aliases: aliases)
         } else {

@@ -146,10 +146,7 @@ extension DataBuffer {
         let count = try readLength()
         let start = readPosition
         let string = bytes.withUnsafeBufferPointer { all -> String? in
-            let utf8 = UnsafeBufferPointer(rebasing: all[start ..< start + count])
-            // ASCII is valid UTF-8: decode it without the general validator.
-            if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
-            return String(validating: utf8, as: UTF8.self)
+            UTF8Decoding.string(UnsafeBufferPointer(rebasing: all[start ..< start + count]))
         }
         guard let string else {
             readPosition = offset
