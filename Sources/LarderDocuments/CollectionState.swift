@@ -148,6 +148,10 @@ final class CollectionState: DocumentSource {
     /// Applies the staged write atomically, then adopts its definition and updates the cache.
     func commit(_ write: PendingWrite) throws {
         var batch = WriteBatch()
+        // A dropped index loses every run (read by key only: damaged runs go too).
+        for index in definition.indexes where !write.definition.indexes.contains(where: { $0.id == index.id }) {
+            try table(of: index).write(IndexChanges(replacesAll: true), into: &batch)
+        }
         for index in write.definition.indexes {
             guard let changes = write.indexChanges[index.id] else { continue }
             try table(of: index).write(changes, into: &batch)

@@ -21,6 +21,16 @@ extension DocumentCollection {
         try await enqueue { try self.addIndex(keys) as Void }
     }
 
+    /// Async form of ``dropIndex(_:)``.
+    ///
+    /// ```swift
+    /// try await people.dropIndex("[age]")
+    /// ```
+    @discardableResult
+    public func dropIndex(_ keys: String) async throws -> Bool {
+        try await enqueue { try self.dropIndex(keys) }
+    }
+
     /// Async form of ``addUniqueIndex(_:)``.
     ///
     /// ```swift

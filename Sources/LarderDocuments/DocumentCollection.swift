@@ -60,6 +60,25 @@ public final class DocumentCollection: Sendable {
         try addIndex(keys, isUnique: true)
     }
 
+    /// Removes the index on `keys` (unique or not) and its entries; returns false when the
+    /// collection has no such index. Dropping and adding an index rebuilds it, which mends
+    /// one reported damaged (``DocumentError/corruptIndex(collection:index:reason:)``).
+    ///
+    /// ```swift
+    /// try people.dropIndex("[last_name], [first_name] DESC")
+    /// ```
+    @discardableResult
+    public func dropIndex(_ keys: String) throws -> Bool {
+        try withState { state in
+            let parsed = try QueryParser.parseSortKeys(keys, aliases: state.definition.aliases)
+            var write = state.beginWrite()
+            write.definition.indexes.removeAll { $0.keys == parsed }
+            guard write.definition.indexes.count < state.definition.indexes.count else { return false }
+            try state.commit(write)
+            return true
+        }
+    }
+
     private func addIndex(_ keys: String, isUnique: Bool) throws {
         try withState { state in
             let parsed = try QueryParser.parseSortKeys(keys, aliases: state.definition.aliases)

@@ -1,0 +1,184 @@
+// How documents and index entries lie in their tables: index runs (split, merged, emptied,
+// read across their boundaries forwards and backwards, counted from their headers, refused
+// when damaged) and document pages (kept, emptied, counted), checked against a model of the
+// collection kept in memory.
+
+import Foundation
+import Larder
+import Testing
+@testable import LarderDocuments
+
+@Suite struct StorageLayoutTests {
+    /// Long keys: a run of about 4 KB holds a dozen entries, so a few hundred documents spread
+    /// an index over many runs.
+    private static func label(_ number: Int) -> JSON {
+        .string(String(format: "%05d", number) + String(repeating: "x", count: 300))
+    }
+
+    private func runCount(_ collection: DocumentCollection, index position: Int = 0) throws -> Int {
+        try collection.withState { state in
+            try state.backend.recordCount(in: state.definition.indexes[position].table(in: state.name))
+        }
+    }
+
+    @Test func aRunRoundTripsAndSplitsByItsSize() throws {
+        let entries = (0 ..< 500).map { Array("key \(1_000 + $0)".utf8) + RowIDKey.bytes(UInt64($0)) }
+        let value = IndexRun.value(of: entries[...])
+        #expect(value.count < entries.reduce(0) { $0 + $1.count } * 3 / 4)   // shared prefixes are not repeated
+        let decoded = try entries[0].withUnsafeBytes { key in try value.withUnsafeBytes { try IndexRun.entries(key: key, value: $0) } }
+        #expect(decoded == entries)
+        #expect(try entries[0].withUnsafeBytes { key in try value.withUnsafeBytes { try IndexRun.count(key: key, value: $0) } } == 500)
+
+        let big = (0 ..< 100).map { Array(repeating: UInt8(0x41), count: 200) + RowIDKey.bytes(UInt64($0)) }
+        let filled = IndexRun.split(big, fillingEach: true)
+        let even = IndexRun.split(big, fillingEach: false)
+        #expect(filled.count == even.count && filled.count > 1)
+        #expect(filled.dropLast().allSatisfy { $0.count == filled[0].count })
+        #expect(Set(even.map(\.count)).count <= 2)
+        #expect(filled.flatMap { $0 } == big && even.flatMap { $0 } == big)
+    }
+
+    @Test func everyDamagedByteOfARunIsRefused() throws {
+        let entries = (0 ..< 20).map { Array("k\($0 % 3)".utf8) + RowIDKey.bytes(UInt64($0)) }.sorted(by: ByteOrder.less)
+        let value = IndexRun.value(of: entries[...])
+        for position in value.indices {
+            var damaged = value
+            damaged[position] ^= 0x04
+            #expect(throws: IndexRun.Damage.self) {
+                try entries[0].withUnsafeBytes { key in try damaged.withUnsafeBytes { try IndexRun.entries(key: key, value: $0) } }
+            }
+        }
+        // A run put under another key is refused too: the checksum covers the key.
+        #expect(throws: IndexRun.Damage.self) {
+            try entries[1].withUnsafeBytes { key in try value.withUnsafeBytes { try IndexRun.entries(key: key, value: $0) } }
+        }
+    }
+
+    @Test func indexesSpreadOverManyRunsAgreeWithTheDocumentsThroughRandomWrites() throws {
+        let temporary = try TemporaryStore()
+        var c = try temporary.store.collection("things")
+        try c.addIndex("[label]")
+        try c.addIndex("[group], [label] DESC")
+        var model: [Int64: JSON] = [:]
+        var generator = SeededRandom(seed: 7)
+        func document(_ number: Int) -> JSON {
+            ["label": Self.label(number), "group": .int(Int64(number % 4))]
+        }
+        for (rowID, number) in zip(try c.insertBatch((0 ..< 400).map { document($0 * 10) }), 0...) {
+            model[rowID] = document(number * 10)
+        }
+        #expect(try runCount(c) > 20)
+        for round in 0 ..< 12 {
+            var updates: [JSON] = []
+            for rowID in model.keys.shuffled(using: &generator).prefix(40) {
+                var changed = document(Int(generator.next() % 4_000))
+                model[rowID] = changed
+                changed["__rowid__"] = .int(rowID)
+                updates.append(changed)
+            }
+            try c.updateBatch(updates)
+            let removed = Array(model.keys.shuffled(using: &generator).prefix(25))
+            for rowID in removed {
+                try c.remove(["__rowid__": .int(rowID)])
+                model[rowID] = nil
+            }
+            let added = (0 ..< 30).map { _ in document(Int(generator.next() % 4_000)) }
+            for (rowID, added) in zip(try c.insertBatch(added), added) { model[rowID] = added }
+            if round == 6 { c = try temporary.reopen().collection("things") }
+
+            #expect(try c.inconsistentIndexes().isEmpty)
+            #expect(try c.count() == model.count)
+            // Ranges that start and end inside runs, read forwards and backwards.
+            let low = Self.label(Int(generator.next() % 2_000)), high = Self.label(2_000 + Int(generator.next() % 2_000))
+            let inRange = model.filter { JSON.compare($0.value["label"], low) >= 0 && JSON.compare($0.value["label"], high) <= 0 }
+            #expect(try c.count(where: "[label] BETWEEN ? AND ?", args: [low, high]) == inRange.count)
+            #expect(try c.explain(where: "[label] BETWEEN ? AND ?", args: [low, high]).contains("exact"))
+            let ascending = inRange.sorted { ($0.value["label"].stringValue ?? "", $0.key) < ($1.value["label"].stringValue ?? "", $1.key) }
+            #expect(try rowIDs(c.find(where: "[label] >= ?", args: [low], orderBy: "[label]", limit: 50))
+                    == Array(model.filter { JSON.compare($0.value["label"], low) >= 0 }
+                        .sorted { ($0.value["label"].stringValue ?? "", $0.key) < ($1.value["label"].stringValue ?? "", $1.key) }
+                        .map(\.key).prefix(50)))
+            #expect(try rowIDs(c.find(where: "[label] BETWEEN ? AND ?", args: [low, high])) == ascending.map(\.key).sorted())
+            let group = Int64(round % 4)
+            let inGroup = model.filter { $0.value["group"] == .int(group) }
+            let descending = inGroup.sorted { ($1.value["label"].stringValue ?? "", $0.key) < ($0.value["label"].stringValue ?? "", $1.key) }
+            #expect(try rowIDs(c.find(where: "[group] = ?", args: [.int(group)], orderBy: "[label] DESC", limit: 30))
+                    == Array(descending.map(\.key).prefix(30)))
+            #expect(try c.count(where: "[group] = ?", args: [.int(group)]) == inGroup.count)
+        }
+        // Every document removed: every run goes, and the pages with them.
+        #expect(try c.remove(where: "[group] >= 0") == model.count)
+        #expect(try runCount(c) == 0 && runCount(c, index: 1) == 0)
+        #expect(try c.count() == 0)
+        #expect(try c.withState { try $0.backend.recordCount(in: $0.name) } == 0)
+    }
+
+    @Test func aDamagedRunIsATypedErrorAndNothingIsWrittenOverIt() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("things")
+        try c.addIndex("[label]")
+        try c.insertBatch((0 ..< 100).map { ["label": Self.label($0)] })
+        let table = try c.withState { $0.definition.indexes[0].table(in: $0.name) }
+        try c.withState { state in
+            var first: (key: [UInt8], value: [UInt8])?
+            try state.backend.forEachRecord(in: table, from: nil, through: nil, reverse: false) { key, value in
+                first = (Array(key), Array(value))
+                return false
+            }
+            guard var (key, value) = first else { Issue.record("no run"); return }
+            value[value.count - 1] ^= 0x01
+            var batch = WriteBatch()
+            batch.put(value, forKey: key, in: table)
+            try state.backend.apply(batch)
+            key = []
+        }
+        let failure = DocumentError.corruptIndex(collection: "things", index: "[label]", reason: "index run checksum mismatch")
+        #expect(throws: failure) { try c.find(where: "[label] = ?", args: [Self.label(0)]) }
+        #expect(throws: failure) { try c.count(where: "[label] <= ?", args: [Self.label(50)]) }
+        #expect(throws: failure) { try c.insert(["label": Self.label(0)]) }
+        #expect(try c.count() == 100)
+        #expect(try c.find(where: "[__rowid__] = 1").count == 1)
+        // Dropping the index and adding it again rebuilds it.
+        #expect(try c.dropIndex("[label]"))
+        #expect(try c.dropIndex("[label]") == false)
+        #expect(try c.withState { try $0.backend.recordCount(in: table) } == 0)
+        try c.addIndex("[label]")
+        #expect(try c.inconsistentIndexes().isEmpty)
+        #expect(try c.count(where: "[label] <= ?", args: [Self.label(50)]) == 51)
+        try c.insert(["label": Self.label(0)])
+        #expect(try c.count(where: "[label] = ?", args: [Self.label(0)]) == 2)
+    }
+
+    @Test func documentsShareAndLeavePages() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("things")
+        try c.insertBatch((0 ..< 100).map { ["n": .int(Int64($0))] })
+        // rowIDs 1 ... 100 lie in pages 0 ... 3.
+        let pages = { try c.withState { try $0.backend.recordCount(in: $0.name) } }
+        #expect(try pages() == 4)
+        #expect(try c.remove(where: "[n] < ?", args: [31]) == 31)   // rowIDs 1 ... 31: page 0
+        #expect(try pages() == 3)
+        #expect(try c.count() == 69)
+        let next = try c.insert(["n": 100])
+        #expect(next == 101)
+        #expect(try temporary.reopen().collection("things").count() == 70)
+        #expect(try temporary.store.collection("things").find(where: "[n] >= ?", args: [99]).map { $0["n"] } == [99, 100])
+    }
+}
+
+/// A seeded generator, so that a failure can be replayed.
+private struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}
