@@ -5,6 +5,13 @@
 
 /// The persistent definition of a collection.
 struct CollectionDefinition: Equatable, Sendable {
+    /// The layout of the collection's tables this version writes and reads: 2, documents in
+    /// pages and index entries in runs (docs/FORMAT.md, section 16). Format 1 (a record per
+    /// document and per entry, before the first release) is not read.
+    static let currentFormat = 2
+
+    /// The format the collection's tables were written in.
+    var format = Self.currentFormat
     var nextRowID: Int64 = 1
     var nextIndexID = 1
     var indexes: [IndexDefinition] = []
@@ -17,7 +24,7 @@ struct CollectionDefinition: Equatable, Sendable {
     }
 
     var json: JSON {
-        ["nextRowID": .int(nextRowID), "nextIndexID": .int(Int64(nextIndexID)),
+        ["format": .int(Int64(format)), "nextRowID": .int(nextRowID), "nextIndexID": .int(Int64(nextIndexID)),
          "indexes": .array(indexes.map(\.json)), "queryable": .array(queryableFields.map(JSON.string)),
          "aliases": .object(aliases.mapValues(JSON.string)), "defaults": defaults]
     }
@@ -29,6 +36,8 @@ struct CollectionDefinition: Equatable, Sendable {
         guard let nextRowID = json["nextRowID"].intValue, let nextIndexID = json["nextIndexID"].intValue,
               let indexes = json["indexes"].arrayValue, let queryable = json["queryable"].arrayValue,
               let aliases = json["aliases"].objectValue else { return nil }
+        // Definitions without a format came before format 2.
+        format = Int(json["format"].intValue ?? 1)
         self.nextRowID = nextRowID
         self.nextIndexID = Int(nextIndexID)
         self.indexes = indexes.compactMap(IndexDefinition.init(json:))

@@ -34,6 +34,9 @@ public enum DocumentError: Error, Equatable, Sendable {
     /// A stored index run could not be read: its bytes are damaged. `index` is the index
     /// definition; rebuilding the index (dropping and adding it) mends it.
     case corruptIndex(collection: String, index: String, reason: String)
+    /// The collection was written in another layout of its tables than this version reads
+    /// (format 1: before LarderDocuments' first release). Nothing was changed.
+    case unsupportedFormat(collection: String, format: Int)
     /// The stored definition of a collection (or the store's metadata) is damaged.
     case corruptMetadata(key: String, reason: String)
 }
@@ -56,6 +59,8 @@ extension DocumentError: CustomStringConvertible {
         case .nestedTooDeeply: return "a value nests arrays and objects more than \(JSON.maximumNesting) deep"
         case let .corruptDocument(collection, rowID, reason): return "document \(rowID) of \(collection) is damaged: \(reason)"
         case let .corruptIndex(collection, index, reason): return "index \(index) of \(collection) is damaged: \(reason)"
+        case let .unsupportedFormat(collection, format):
+            return "collection \(collection) is in document format \(format); this version reads format \(CollectionDefinition.currentFormat)"
         case let .corruptMetadata(key, reason): return "document metadata '\(key)' is damaged: \(reason)"
         }
     }

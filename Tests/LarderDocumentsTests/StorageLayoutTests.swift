@@ -166,6 +166,25 @@ import Testing
     }
 }
 
+extension StorageLayoutTests {
+    @Test func aCollectionInTheFirstFormatIsRefusedUntouched() throws {
+        let temporary = try TemporaryStore()
+        _ = try temporary.store.collection("empty")
+        // A definition as format 1 wrote it: no "format", documents already handed out.
+        let key = CollectionDefinition.metadataKey(for: "old")
+        let old: JSON = ["nextRowID": 3, "nextIndexID": 1, "indexes": [], "queryable": [], "aliases": [:], "defaults": [:]]
+        try temporary.store.collection("empty").withState { state in
+            var batch = WriteBatch()
+            batch.put(DocumentRecord.seal(old, key: key), forKey: key, in: DocumentStore.metadataTable)
+            try state.backend.apply(batch)
+        }
+        let store = try temporary.reopen()
+        #expect(throws: DocumentError.unsupportedFormat(collection: "old", format: 1)) { try store.collection("old") }
+        #expect(try store.collection("empty").count() == 0)
+        #expect(throws: DocumentError.unsupportedFormat(collection: "old", format: 1)) { try store.collection("old") }
+    }
+}
+
 /// A seeded generator, so that a failure can be replayed.
 private struct SeededRandom: RandomNumberGenerator {
     var state: UInt64
