@@ -173,7 +173,12 @@ final class CollectionState: DocumentSource {
         documents.didWrite(gained: gained)
         definition = write.definition
         for (rowID, document) in write.documents {
-            if let document, cache.contains(rowID) { cache.store(document, for: rowID) } else if document == nil { cache.remove(rowID) }
+            if var document, cache.contains(rowID) {
+                Self.addRowID(rowID, to: &document)
+                cache.store(document, for: rowID)
+            } else if document == nil {
+                cache.remove(rowID)
+            }
         }
     }
 

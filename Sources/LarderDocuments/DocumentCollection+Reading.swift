@@ -12,16 +12,8 @@ extension DocumentCollection {
     public func find(where query: String? = nil, args: [JSON] = [], orderBy: String? = nil,
                      limit: Int? = nil, offset: Int? = nil) throws -> [JSON] {
         try withState { state in
-            var rows = try QueryRun(state: state, where: query, args: args, orderBy: orderBy, limit: limit, offset: offset).rows()
-            var documents: [JSON] = []
-            documents.reserveCapacity(rows.count)
-            for position in rows.indices {
-                var document = JSON.null
-                swap(&document, &rows[position].document)
-                CollectionState.addRowID(rows[position].rowID, to: &document)
-                documents.append(document)
-            }
-            return documents
+            // Documents come from storage and cache with their "__rowid__".
+            try QueryRun(state: state, where: query, args: args, orderBy: orderBy, limit: limit, offset: offset).rows().map(\.document)
         }
     }
 

@@ -22,7 +22,7 @@ enum DocumentRecord {
 
     /// The value stored in `bytes` under `key`; throws `JSONBinary.DecodingFailure` for any
     /// damage.
-    static func open(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> JSON {
+    static func open(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, addingRowID rowID: Int64? = nil) throws -> JSON {
         guard bytes.count >= 6, bytes[0] == format else {
             throw JSONBinary.DecodingFailure(reason: "unknown record format")
         }
@@ -30,6 +30,6 @@ enum DocumentRecord {
         for index in 0 ..< 4 { stored |= UInt32(bytes[1 + index]) << (8 * UInt32(index)) }
         let content = UnsafeRawBufferPointer(rebasing: bytes[5...])
         guard Checksum.crc32(key, content) == stored else { throw JSONBinary.DecodingFailure(reason: "checksum mismatch") }
-        return try JSONBinary.decode(content)
+        return try JSONBinary.decode(content, addingRowID: rowID)
     }
 }

@@ -25,7 +25,7 @@ struct DocumentTable {
         RowIDKey.bytes(UInt64(bitPattern: rowID))
     }
 
-    /// The stored document `rowID`, or nil.
+    /// The stored document `rowID` (with its `"__rowid__"`), or nil.
     mutating func document(_ rowID: Int64) throws -> JSON? {
         guard rowID > 0 else { return nil }
         let number = RecordPage.number(of: UInt64(rowID))
@@ -65,16 +65,16 @@ struct DocumentTable {
         }
     }
 
-    /// The document in a stored record of `rowID`.
+    /// The document in a stored record of `rowID`, with its `"__rowid__"`.
     func open(_ record: UnsafeRawBufferPointer, rowID: Int64) throws -> JSON {
         try Self.open(record, rowID: rowID, collection: name)
     }
 
-    /// The document in a stored record of `rowID` of `collection`.
+    /// The document in a stored record of `rowID` of `collection`, with its `"__rowid__"`.
     static func open(_ record: UnsafeRawBufferPointer, rowID: Int64, collection: String) throws -> JSON {
         do {
             var key = (UInt64(bitPattern: rowID)).bigEndian
-            return try withUnsafeBytes(of: &key) { try DocumentRecord.open(record, key: $0) }
+            return try withUnsafeBytes(of: &key) { try DocumentRecord.open(record, key: $0, addingRowID: rowID) }
         } catch let failure as JSONBinary.DecodingFailure {
             throw DocumentError.corruptDocument(collection: collection, rowID: rowID, reason: failure.reason)
         }

@@ -66,7 +66,13 @@ enum JSONBinary {
 
     /// The value encoded in `bytes`, which must hold exactly one.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> JSON {
-        var reader = Reader(bytes: bytes)
+        try decode(bytes, addingRowID: nil)
+    }
+
+    /// The value encoded in `bytes`; an object gets `"__rowid__": rowID` too when `rowID` is
+    /// given (a stored document as readers see it, without a second pass to add it).
+    static func decode(_ bytes: UnsafeRawBufferPointer, addingRowID rowID: Int64?) throws -> JSON {
+        var reader = Reader(bytes: bytes, rowID: rowID)
         let value = try reader.value(depth: 0)
         guard reader.offset == bytes.count else { throw DecodingFailure(reason: "trailing bytes") }
         return value
@@ -78,6 +84,8 @@ enum JSONBinary {
 
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
+        /// Added as `"__rowid__"` to the outermost object.
+        let rowID: Int64?
         var offset = 0
 
         mutating func byte() throws -> UInt8 {
@@ -145,6 +153,7 @@ enum JSONBinary {
                     let key = try string()
                     members[key] = try value(depth: depth + 1)
                 }
+                if depth == 0, let rowID { members[FieldPath.rowIDField] = .int(rowID) }
                 return .object(members)
             case let tag: throw DecodingFailure(reason: "unknown tag \(tag) at \(offset - 1)")
             }

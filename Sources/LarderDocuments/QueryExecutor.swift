@@ -3,7 +3,8 @@
 // (through the cache), keeps those the WHERE matches, sorts them (orderBy, then rowID), and
 // applies offset and limit, stopping early when the plan's order allows it.
 
-/// What the executor reads: a collection's documents and index tables.
+/// What the executor reads: a collection's documents (each with its `"__rowid__"`) and index
+/// tables.
 protocol DocumentSource {
     var defaults: JSON { get }
     func document(_ rowID: Int64) throws -> JSON?
