@@ -28,6 +28,25 @@ final class CollectionState: DocumentSource {
 
     var defaults: JSON { definition.defaults }
 
+    /// Query texts tokenized lately, with the aliases they were expanded with: an application
+    /// runs the same few queries with different arguments, as SQLite's prepared statements.
+    private var tokenCache: [String: [QueryToken]] = [:]
+    private var tokenCacheAliases: [String: String] = [:]
+    private static let tokenCacheSize = 128
+
+    /// The tokens of a query, orderBy or key list, with the collection's aliases expanded.
+    func tokens(of text: String) throws -> [QueryToken] {
+        if tokenCacheAliases != definition.aliases {
+            tokenCache.removeAll()
+            tokenCacheAliases = definition.aliases
+        }
+        if let tokens = tokenCache[text] { return tokens }
+        let tokens = try QueryTokenizer.tokenize(text, aliases: definition.aliases)
+        if tokenCache.count >= Self.tokenCacheSize { tokenCache.removeAll() }
+        tokenCache[text] = tokens
+        return tokens
+    }
+
     /// The table of `index`.
     func table(of index: IndexDefinition) -> IndexTable {
         IndexTable(backend: backend, name: index.table(in: name), collection: name, index: index.name)

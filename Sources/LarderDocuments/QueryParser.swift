@@ -13,15 +13,20 @@ struct QueryParser {
     private var depth = 0
     static let maximumDepth = 100
 
-    private init(_ text: String, aliases: [String: String], arguments: [JSON]) throws {
+    private init(_ text: String, tokens: [QueryToken], arguments: [JSON]) {
         self.text = text
-        self.tokens = try QueryTokenizer.tokenize(text, aliases: aliases)
+        self.tokens = tokens
         self.arguments = arguments
     }
 
     /// The expression of a WHERE clause, with `?` bound to `arguments` in order.
     static func parseWhere(_ text: String, arguments: [JSON], aliases: [String: String]) throws -> QueryExpression {
-        var parser = try QueryParser(text, aliases: aliases, arguments: arguments)
+        try parseWhere(text, tokens: QueryTokenizer.tokenize(text, aliases: aliases), arguments: arguments)
+    }
+
+    /// The expression of a WHERE clause already tokenized (`tokens` are `text`'s).
+    static func parseWhere(_ text: String, tokens: [QueryToken], arguments: [JSON]) throws -> QueryExpression {
+        var parser = QueryParser(text, tokens: tokens, arguments: arguments)
         let expression = try parser.orExpression()
         try parser.expectEnd()
         guard parser.usedArguments == arguments.count else {
@@ -33,7 +38,12 @@ struct QueryParser {
 
     /// The keys of an orderBy or index definition: `[a], [b.c] DESC`.
     static func parseSortKeys(_ text: String, aliases: [String: String]) throws -> [SortKey] {
-        var parser = try QueryParser(text, aliases: aliases, arguments: [])
+        try parseSortKeys(text, tokens: QueryTokenizer.tokenize(text, aliases: aliases))
+    }
+
+    /// The keys of an orderBy or index definition already tokenized.
+    static func parseSortKeys(_ text: String, tokens: [QueryToken]) throws -> [SortKey] {
+        var parser = QueryParser(text, tokens: tokens, arguments: [])
         var keys: [SortKey] = []
         repeat {
             guard case let .field(path) = parser.current.kind, let fieldPath = FieldPath(path) else {

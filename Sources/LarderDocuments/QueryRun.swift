@@ -12,17 +12,16 @@ struct QueryRun {
 
     /// Parses and plans; throws `QueryError` for bad text, arguments, limit or offset.
     init(state: CollectionState, where query: String?, args: [JSON], orderBy: String?, limit: Int?, offset: Int?) throws {
-        let aliases = state.definition.aliases
         guard !args.contains(where: { $0.nestsDeeper(than: JSON.maximumNesting) }) else { throw DocumentError.nestedTooDeeply }
         if let query {
-            expression = try QueryParser.parseWhere(query, arguments: args, aliases: aliases)
+            expression = try QueryParser.parseWhere(query, tokens: state.tokens(of: query), arguments: args)
         } else {
             guard args.isEmpty else {
                 throw QueryError(query: "", position: 0, message: "\(args.count) arguments given without a query")
             }
             expression = nil
         }
-        self.orderBy = try orderBy.map { try QueryParser.parseSortKeys($0, aliases: aliases) } ?? []
+        self.orderBy = try orderBy.map { try QueryParser.parseSortKeys($0, tokens: state.tokens(of: $0)) } ?? []
         if let limit, limit < 0 { throw QueryError(query: query ?? "", position: 0, message: "limit must not be negative") }
         if let offset, offset < 0 { throw QueryError(query: query ?? "", position: 0, message: "offset must not be negative") }
         self.state = state
