@@ -41,11 +41,18 @@ struct IndexChanges {
 
         init(_ entry: [UInt8], position: Int) {
             self.position = position
-            for (index, byte) in entry.prefix(16).enumerated() {
-                if index < 8 {
-                    high |= UInt64(byte) << (56 - 8 * UInt64(index))
-                } else {
-                    low |= UInt64(byte) << (56 - 8 * UInt64(index - 8))
+            entry.withUnsafeBytes { bytes in
+                if bytes.count >= 16 {
+                    high = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+                    low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    return
+                }
+                for (index, byte) in bytes.enumerated() {
+                    if index < 8 {
+                        high |= UInt64(byte) << (56 - 8 * UInt64(index))
+                    } else {
+                        low |= UInt64(byte) << (56 - 8 * UInt64(index - 8))
+                    }
                 }
             }
         }

@@ -29,13 +29,20 @@ enum IndexRun {
     /// first entry.
     static func value(of entries: ArraySlice<[UInt8]>) -> [UInt8] {
         var bytes: [UInt8] = [format, 0, 0, 0, 0]
+        bytes.reserveCapacity(targetSize + 512)
         JSONBinary.appendVarint(UInt64(entries.count), to: &bytes)
         var previous = entries[entries.startIndex]
         for entry in entries.dropFirst() {
-            let shared = sharedPrefixCount(previous, entry)
-            JSONBinary.appendVarint(UInt64(shared), to: &bytes)
-            JSONBinary.appendVarint(UInt64(entry.count - shared), to: &bytes)
-            bytes.append(contentsOf: entry[shared...])
+            previous.withUnsafeBytes { previous in
+                entry.withUnsafeBytes { entry in
+                    let limit = min(previous.count, entry.count)
+                    var shared = 0
+                    while shared < limit, previous[shared] == entry[shared] { shared += 1 }
+                    JSONBinary.appendVarint(UInt64(shared), to: &bytes)
+                    JSONBinary.appendVarint(UInt64(entry.count - shared), to: &bytes)
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: entry[shared...]))
+                }
+            }
             previous = entry
         }
         let crc = entries[entries.startIndex].withUnsafeBytes { key in
@@ -153,12 +160,5 @@ enum IndexRun {
         func checkEnd() throws(Damage) {
             guard position == value.count else { throw Damage(reason: "index run has trailing bytes") }
         }
-    }
-
-    private static func sharedPrefixCount(_ left: [UInt8], _ right: [UInt8]) -> Int {
-        var count = 0
-        let limit = min(left.count, right.count)
-        while count < limit, left[count] == right[count] { count += 1 }
-        return count
     }
 }
