@@ -25,57 +25,6 @@ enum IndexRun {
         var reason: String
     }
 
-    /// The value of the run of `entries` (sorted, distinct, at least one); its key is the
-    /// first entry.
-    static func value(of entries: ArraySlice<[UInt8]>) -> [UInt8] {
-        var bytes: [UInt8] = [format, 0, 0, 0, 0]
-        bytes.reserveCapacity(targetSize + 512)
-        JSONBinary.appendVarint(UInt64(entries.count), to: &bytes)
-        var previous = entries[entries.startIndex]
-        for entry in entries.dropFirst() {
-            previous.withUnsafeBytes { previous in
-                entry.withUnsafeBytes { entry in
-                    let limit = min(previous.count, entry.count)
-                    var shared = 0
-                    while shared < limit, previous[shared] == entry[shared] { shared += 1 }
-                    JSONBinary.appendVarint(UInt64(shared), to: &bytes)
-                    JSONBinary.appendVarint(UInt64(entry.count - shared), to: &bytes)
-                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: entry[shared...]))
-                }
-            }
-            previous = entry
-        }
-        let crc = entries[entries.startIndex].withUnsafeBytes { key in
-            bytes.withUnsafeBytes { Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: $0[5...])) }
-        }
-        for index in 0 ..< 4 { bytes[1 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
-        return bytes
-    }
-
-    /// Splits sorted, distinct `entries` into runs of about ``targetSize`` bytes. With
-    /// `fillingEach`, every run but the last is full (entries that only ever grow at the end);
-    /// otherwise the runs are even, leaving room in each for later entries.
-    static func split(_ entries: [[UInt8]], fillingEach: Bool) -> [ArraySlice<[UInt8]>] {
-        guard !entries.isEmpty else { return [] }
-        // An entry costs at most its size plus two varint bytes.
-        var boundaries: [Int] = [0]
-        var size = 0
-        for (position, entry) in entries.enumerated() {
-            if size >= targetSize {
-                boundaries.append(position)
-                size = 0
-            }
-            size += entry.count + 2
-        }
-        boundaries.append(entries.count)
-        if !fillingEach, boundaries.count > 2 {
-            // The same number of runs, with as many entries in each.
-            let runs = boundaries.count - 1
-            boundaries = (0 ... runs).map { $0 * entries.count / runs }
-        }
-        return zip(boundaries, boundaries.dropFirst()).map { entries[$0 ..< $1] }
-    }
-
     /// The number of entries in the run, after checking its checksum.
     static func count(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(Damage) -> Int {
         try Reader(key: key, value: value).count

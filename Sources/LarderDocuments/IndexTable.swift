@@ -115,23 +115,39 @@ struct IndexTable {
         return found
     }
 
-    /// The run that holds `key` when it is in the table: the last run starting at or before
-    /// it (its key and entries), and the key of the run after it.
-    private func run(holding key: [UInt8]) throws -> (key: [UInt8]?, entries: [[UInt8]], next: [UInt8]?) {
-        var runKey: [UInt8]?
-        var entries: [[UInt8]] = []
-        try backend.forEachRecord(in: name, from: nil, through: key, reverse: true) { found, value in
-            runKey = Array(found)
-            entries = try checked { try IndexRun.entries(key: found, value: value) }
-            return false
-        }
+    /// A stored run as read for a merge: its key and value (none for the changes before the
+    /// first run), its last entry, and the key of the run after it.
+    private struct StoredRun {
+        var key: [UInt8]?
+        var value: [UInt8] = []
+        var lastEntry: [UInt8]?
         var next: [UInt8]?
-        try backend.forEachRecord(in: name, from: key, through: nil, reverse: false) { found, _ in
-            if let runKey, ByteOrder.compare(found, runKey) == 0 { return true }
-            next = Array(found)
+    }
+
+    /// The run that holds `key` when it is in the table: the last run starting at or before
+    /// it, and the key of the run after it.
+    private func run(holding key: [UInt8]) throws -> StoredRun {
+        var run = StoredRun()
+        try backend.forEachRecord(in: name, from: nil, through: key, reverse: true) { found, value in
+            run.key = Array(found)
+            run.value = Array(value)
+            try checked {
+                let count = try IndexRun.count(key: found, value: value)
+                var seen = 0
+                try IndexRun.forEachEntry(key: found, value: value) { entry in
+                    seen += 1
+                    if seen == count { run.lastEntry = Array(entry) }
+                    return true
+                }
+            }
             return false
         }
-        return (runKey, entries, next)
+        try backend.forEachRecord(in: name, from: key, through: nil, reverse: false) { found, _ in
+            if let runKey = run.key, ByteOrder.compare(found, runKey) == 0 { return true }
+            run.next = Array(found)
+            return false
+        }
+        return run
     }
 
     /// Runs `body`, reporting a damaged run as `DocumentError.corruptIndex`.
@@ -156,7 +172,9 @@ struct IndexTable {
                 return true
             }
             for key in keys { batch.removeValue(forKey: key, in: name) }
-            put(IndexRun.split(touched.filter(\.isAdded).map(\.entry), fillingEach: true), into: &batch)
+            var builder = IndexRunBuilder()
+            for change in touched where change.isAdded { builder.append(change.entry) }
+            put(builder.finish(), into: &batch)
             return
         }
         var position = 0
@@ -166,38 +184,49 @@ struct IndexTable {
             var end = position + 1
             while end < touched.count, run.next.map({ ByteOrder.less(touched[end].entry, $0) }) ?? true { end += 1 }
             let changes = touched[position ..< end]
-            let appendsOnly = changes.allSatisfy { change in
-                change.isAdded && run.entries.last.map { ByteOrder.less($0, change.entry) } ?? true
-            }
-            let runs = IndexRun.split(Self.merge(run.entries, changes), fillingEach: appendsOnly)
-            if let key = run.key, runs.first?.first != key { batch.removeValue(forKey: key, in: name) }
+            let runs = try checked { try Self.merge(run, changes) }
+            if let key = run.key, runs.first.map({ $0.key != key }) ?? true { batch.removeValue(forKey: key, in: name) }
             put(runs, into: &batch)
             position = end
         }
     }
 
-    private func put(_ runs: [ArraySlice<[UInt8]>], into batch: inout WriteBatch) {
-        for run in runs { batch.put(IndexRun.value(of: run), forKey: run[run.startIndex], in: name) }
+    private func put(_ runs: [(key: [UInt8], value: [UInt8])], into batch: inout WriteBatch) {
+        for run in runs { batch.put(run.value, forKey: run.key, in: name) }
     }
 
-    /// `entries` with `changes` applied (both sorted): additions merged in, removals left out.
-    private static func merge(_ entries: [[UInt8]], _ changes: ArraySlice<(entry: [UInt8], isAdded: Bool)>) -> [[UInt8]] {
-        var merged: [[UInt8]] = []
-        merged.reserveCapacity(entries.count + changes.count)
-        var left = 0
-        var right = changes.startIndex
-        while left < entries.count || right < changes.endIndex {
-            if right == changes.endIndex || (left < entries.count && ByteOrder.less(entries[left], changes[right].entry)) {
-                merged.append(entries[left])
-                left += 1
-                continue
-            }
-            let change = changes[right]
-            right += 1
-            // A change replaces the entry it equals.
-            if left < entries.count, entries[left] == change.entry { left += 1 }
-            if change.isAdded { merged.append(change.entry) }
+    /// The runs of `run`'s entries with `changes` applied (sorted): additions merged in,
+    /// removals left out. Entries appended after the run's last fill runs whole; others
+    /// spread evenly, leaving room in each run.
+    private static func merge(_ run: StoredRun, _ changes: ArraySlice<(entry: [UInt8], isAdded: Bool)>) throws
+        -> [(key: [UInt8], value: [UInt8])] {
+        let appendsOnly = changes.allSatisfy { change in
+            change.isAdded && run.lastEntry.map { ByteOrder.less($0, change.entry) } ?? true
         }
-        return merged
+        let size = run.value.count + changes.reduce(0) { $0 + ($1.isAdded ? $1.entry.count + 2 : 0) }
+        var builder = IndexRunBuilder(budget: appendsOnly ? IndexRun.targetSize : IndexRunBuilder.evenBudget(forBytes: size))
+        var next = changes.startIndex
+        if let key = run.key {
+            _ = try key.withUnsafeBytes { key in
+                try run.value.withUnsafeBytes { value in
+                    try IndexRun.forEachEntry(key: key, value: value) { entry in
+                        while next < changes.endIndex, ByteOrder.compare(entry, changes[next].entry) > 0 {
+                            if changes[next].isAdded { builder.append(changes[next].entry) }
+                            next += 1
+                        }
+                        // A change replaces the entry it equals.
+                        if next < changes.endIndex, ByteOrder.compare(entry, changes[next].entry) == 0 {
+                            if changes[next].isAdded { builder.append(entry) }
+                            next += 1
+                        } else {
+                            builder.append(entry)
+                        }
+                        return true
+                    }
+                }
+            }
+        }
+        for change in changes[next...] where change.isAdded { builder.append(change.entry) }
+        return builder.finish()
     }
 }

@@ -21,26 +21,41 @@ import Testing
         }
     }
 
+    /// The runs of `entries` built whole (each full but the last) or with `budget`.
+    private func runs(_ entries: [[UInt8]], budget: Int = IndexRun.targetSize) -> [(key: [UInt8], value: [UInt8])] {
+        var builder = IndexRunBuilder(budget: budget)
+        for entry in entries { builder.append(entry) }
+        return builder.finish()
+    }
+
+    private func decode(_ run: (key: [UInt8], value: [UInt8])) throws -> [[UInt8]] {
+        try run.key.withUnsafeBytes { key in try run.value.withUnsafeBytes { try IndexRun.entries(key: key, value: $0) } }
+    }
+
     @Test func aRunRoundTripsAndSplitsByItsSize() throws {
         let entries = (0 ..< 500).map { Array("key \(1_000 + $0)".utf8) + RowIDKey.bytes(UInt64($0)) }
-        let value = IndexRun.value(of: entries[...])
-        #expect(value.count < entries.reduce(0) { $0 + $1.count } * 3 / 4)   // shared prefixes are not repeated
-        let decoded = try entries[0].withUnsafeBytes { key in try value.withUnsafeBytes { try IndexRun.entries(key: key, value: $0) } }
-        #expect(decoded == entries)
-        #expect(try entries[0].withUnsafeBytes { key in try value.withUnsafeBytes { try IndexRun.count(key: key, value: $0) } } == 500)
+        let one = runs(entries, budget: 1 << 20)
+        #expect(one.count == 1 && one[0].key == entries[0])
+        #expect(one[0].value.count < entries.reduce(0) { $0 + $1.count } * 3 / 4)   // shared prefixes are not repeated
+        #expect(try decode(one[0]) == entries)
+        #expect(try one[0].key.withUnsafeBytes { key in try one[0].value.withUnsafeBytes { try IndexRun.count(key: key, value: $0) } } == 500)
 
-        let big = (0 ..< 100).map { Array(repeating: UInt8(0x41), count: 200) + RowIDKey.bytes(UInt64($0)) }
-        let filled = IndexRun.split(big, fillingEach: true)
-        let even = IndexRun.split(big, fillingEach: false)
-        #expect(filled.count == even.count && filled.count > 1)
-        #expect(filled.dropLast().allSatisfy { $0.count == filled[0].count })
-        #expect(Set(even.map(\.count)).count <= 2)
-        #expect(filled.flatMap { $0 } == big && even.flatMap { $0 } == big)
+        // Entries that differ early: each takes about 210 bytes in a run.
+        let big = (0 ..< 100).map { Array(String(format: "%03d", $0).utf8) + Array(repeating: UInt8(0x41), count: 200) + RowIDKey.bytes(1) }
+        let filled = runs(big)
+        let even = runs(big, budget: IndexRunBuilder.evenBudget(forBytes: big.reduce(0) { $0 + $1.count }))
+        #expect(filled.count > 1 && even.count >= filled.count)
+        #expect(filled.dropLast().allSatisfy { $0.value.count >= IndexRun.targetSize })
+        #expect(even.allSatisfy { $0.value.count < IndexRun.targetSize + 300 })
+        let sizes = even.map { try? decode($0).count }
+        #expect(Set(sizes).count <= 2)
+        #expect(try filled.flatMap(decode) == big && even.flatMap(decode) == big)
+        #expect(filled.allSatisfy { run in (try? decode(run).first) == run.key })
     }
 
     @Test func everyDamagedByteOfARunIsRefused() throws {
         let entries = (0 ..< 20).map { Array("k\($0 % 3)".utf8) + RowIDKey.bytes(UInt64($0)) }.sorted(by: ByteOrder.less)
-        let value = IndexRun.value(of: entries[...])
+        let value = runs(entries)[0].value
         for position in value.indices {
             var damaged = value
             damaged[position] ^= 0x04

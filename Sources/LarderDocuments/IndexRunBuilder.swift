@@ -1,0 +1,75 @@
+// IndexRunBuilder: writes sorted index entries into runs (IndexRun) as they come, closing a
+// run when it reaches its byte budget, so that a commit merging changes into stored runs
+// never holds their entries as separate arrays.
+
+import Larder
+
+/// Builds runs from entries given in ascending order.
+struct IndexRunBuilder {
+    /// A run is closed once its entries take this many bytes.
+    let budget: Int
+    /// The runs built so far: each run's key (its first entry) and value.
+    private(set) var runs: [(key: [UInt8], value: [UInt8])] = []
+    private var key: [UInt8] = []
+    private var previous: [UInt8] = []
+    private var body: [UInt8] = []
+    private var count = 0
+
+    /// A builder whose runs take about `budget` bytes of entries each (at least one entry).
+    init(budget: Int = IndexRun.targetSize) {
+        self.budget = max(budget, 1)
+        body.reserveCapacity(self.budget + 256)
+    }
+
+    /// A budget that splits `size` bytes of entries into runs of about the same size, each
+    /// under ``IndexRun/targetSize``: later entries then find room in every run.
+    static func evenBudget(forBytes size: Int) -> Int {
+        let runs = max(1, (size + IndexRun.targetSize - 1) / IndexRun.targetSize)
+        return (size + runs - 1) / runs
+    }
+
+    /// Appends `entry`, which sorts after every entry appended before.
+    mutating func append(_ entry: UnsafeRawBufferPointer) {
+        if count > 0, body.count >= budget { finishRun() }
+        if count == 0 {
+            key.removeAll(keepingCapacity: true)
+            key.append(contentsOf: entry)
+        } else {
+            let limit = min(previous.count, entry.count)
+            var shared = 0
+            previous.withUnsafeBytes { previous in
+                while shared < limit, previous[shared] == entry[shared] { shared += 1 }
+            }
+            JSONBinary.appendVarint(UInt64(shared), to: &body)
+            JSONBinary.appendVarint(UInt64(entry.count - shared), to: &body)
+            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: entry[shared...]))
+        }
+        previous.removeAll(keepingCapacity: true)
+        previous.append(contentsOf: entry)
+        count += 1
+    }
+
+    mutating func append(_ entry: [UInt8]) {
+        entry.withUnsafeBytes { append($0) }
+    }
+
+    /// Closes the last run and returns every run.
+    mutating func finish() -> [(key: [UInt8], value: [UInt8])] {
+        if count > 0 { finishRun() }
+        return runs
+    }
+
+    private mutating func finishRun() {
+        var value: [UInt8] = [IndexRun.format, 0, 0, 0, 0]
+        value.reserveCapacity(body.count + 16)
+        JSONBinary.appendVarint(UInt64(count), to: &value)
+        value.append(contentsOf: body)
+        let crc = key.withUnsafeBytes { key in
+            value.withUnsafeBytes { Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: $0[5...])) }
+        }
+        for index in 0 ..< 4 { value[1 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+        runs.append((key, value))
+        body.removeAll(keepingCapacity: true)
+        count = 0
+    }
+}
