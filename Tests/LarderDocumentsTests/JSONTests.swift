@@ -105,6 +105,31 @@ import Larder
         IndexKey.appendRowID(7, to: &key)
         #expect(key == [0x30, 0x4C, 0x69, 0x00, 0x01, 0xDF, 0x3F, 0xF7, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
                         0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFC, 0, 0, 0, 0, 0, 0, 0, 7])
+        // Section 16.6: two entries with the value "A" make one run.
+        var builder = IndexRunBuilder()
+        for rowID: Int64 in [1, 2] {
+            var entry = IndexKey.encode("A")
+            IndexKey.appendRowID(rowID, to: &entry)
+            builder.append(entry)
+        }
+        let runs = builder.finish()
+        #expect(runs.count == 1)
+        #expect(runs.first?.key == [0x30, 0x41, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(runs.first.map { [$0.value[0]] + Array($0.value[5...]) } == [0x52, 0x02, 0x0B, 0x01, 0x02])
+    }
+
+    @Test func theFirstDocumentOfACollectionIsAloneInPageZero() throws {
+        // Section 16.3's example, read from a store.
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("people")
+        try c.insert(["age": 36])
+        let page = try c.withState { state in
+            var bytes: [UInt8] = []
+            try state.backend.readValue(forKey: [0x50, 0, 0, 0, 0, 0, 0, 0, 0], in: "people") { bytes = $0.map(Array.init) ?? [] }
+            return bytes
+        }
+        let record = DocumentRecord.seal(["age": 36], key: DocumentTable.recordKey(1))
+        #expect(page == [0x50, 0x01, 0x0D] + record)
     }
 
     private func order(_ a: [UInt8], _ b: [UInt8]) -> Int {
