@@ -39,7 +39,7 @@ let package = Package(
             name: "LarderDocumentsTests",
             // The crash worker is a dependency so that `swift test` builds it: the crash test
             // runs it as a child process.
-            dependencies: ["LarderDocuments", "LarderDocumentsCrashWorker"]
+            dependencies: ["LarderDocuments", "LarderDocumentsCrashWorker", "SpeedSupport"]
         ),
         .executableTarget(
             name: "LarderDocumentsCrashWorker",
@@ -56,7 +56,7 @@ let package = Package(
             // The executables are dependencies so that `swift test` builds them: the tests run
             // them as child processes.
             dependencies: ["Larder", "LarderCrashWorker", "LarderSpeedTest", "SQLiteSpeedTest", "GRDBSpeedTest",
-                           "TokyoCabinetSpeedTest", "SpeedCompare"]
+                           "TokyoCabinetSpeedTest", "SpeedCompare", "SpeedSupport"]
         ),
 
         // Speed tests: Larder against SQLite (C API) and GRDB on the same workloads.

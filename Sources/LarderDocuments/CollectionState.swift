@@ -201,6 +201,23 @@ final class CollectionState: DocumentSource {
         }
     }
 
+    /// Removes every document, index entry and the definition, in one batch. The state is not
+    /// used again.
+    func drop() throws {
+        var batch = WriteBatch()
+        var pages: [[UInt8]] = []
+        try backend.forEachRecord(in: name) { key, _ in
+            pages.append(Array(key))
+            return true
+        }
+        for key in pages { batch.removeValue(forKey: key, in: name) }
+        for index in definition.indexes { try table(of: index).write(IndexChanges(replacesAll: true), into: &batch) }
+        batch.removeValue(forKey: CollectionDefinition.metadataKey(for: name), in: DocumentStore.metadataTable)
+        documents.didWrite(gained: nil)
+        try backend.apply(batch)
+        cache.capacity = 0
+    }
+
     /// Adds an index to the staged definition and stages all its entries; a unique violation
     /// in the existing documents throws before anything is applied.
     func stageNewIndex(keys: [SortKey], isUnique: Bool, into write: inout PendingWrite) throws {

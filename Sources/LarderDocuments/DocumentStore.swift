@@ -106,6 +106,30 @@ public final class DocumentStore: @unchecked Sendable {
         }
     }
 
+    /// Removes the collection `name` (its documents, indexes and definition) in one atomic
+    /// commit; returns false when the store has no such collection. Using the name again
+    /// creates a new, empty collection, whose rowIDs start again at 1.
+    ///
+    /// ```swift
+    /// try store.dropCollection("sessions")
+    /// ```
+    @discardableResult
+    public func dropCollection(_ name: String) throws -> Bool {
+        guard Self.isValidCollectionName(name) else { throw DocumentError.invalidCollectionName(name) }
+        return try withLock {
+            let key = CollectionDefinition.metadataKey(for: name)
+            var exists = false
+            try backend.readValue(forKey: key, in: Self.metadataTable) { exists = $0 != nil }
+            guard exists else { return false }
+            let state = try state(of: name)
+            state.lock.lock()
+            defer { state.lock.unlock() }
+            try state.drop()
+            states[name] = nil
+            return true
+        }
+    }
+
     /// Closes the store; later calls throw `StoreError.closed`. Closing twice is harmless.
     ///
     /// ```swift

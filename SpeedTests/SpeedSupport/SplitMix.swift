@@ -1,13 +1,14 @@
 // SplitMix: SplitMix64, the small deterministic generator behind every seeded workload (the
-// PointRead keys, the FullText titles, the Documents users), so every engine sees the same data.
+// PointRead keys, the FullText titles, the Documents users), so every engine sees the same
+// data, and behind the randomized tests, so every run sees the same values.
 
 /// SplitMix64 from a seed.
-struct SplitMix {
+package struct SplitMix: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9e37_79b9_7f4a_7c15
         var z = state
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
@@ -16,7 +17,7 @@ struct SplitMix {
     }
 
     /// The next value below `bound`.
-    mutating func next(below bound: UInt64) -> UInt64 {
+    package mutating func next(below bound: UInt64) -> UInt64 {
         next() % bound
     }
 }

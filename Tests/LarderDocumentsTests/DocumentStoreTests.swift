@@ -133,4 +133,26 @@ import Testing
         #expect(try b.count(where: "[x] >= 2") == 2)
         #expect(try b.find(orderBy: "[x] DESC").map { $0["__rowid__"] } == [2, 1])
     }
+
+    @Test func aDroppedCollectionLeavesNothingAndOthersAreUntouched() throws {
+        let temporary = try TemporaryStore()
+        let a = try temporary.store.collection("a"), b = try temporary.store.collection("b")
+        try a.addIndex("[x]")
+        try a.addUniqueIndex("[y]")
+        try a.insertBatch((0 ..< 200).map { ["x": .int(Int64($0 % 7)), "y": .int(Int64($0))] })
+        try b.insert(["x": 1])
+        #expect(throws: DocumentError.invalidCollectionName("_store")) { try temporary.store.dropCollection("_store") }
+        #expect(try temporary.store.dropCollection("missing") == false)
+        #expect(try temporary.store.dropCollection("a"))
+        let tables = try b.withState { state in
+            try ["a", "a.1.idx", "a.2.idx"].map { try state.backend.recordCount(in: $0) }
+        }
+        #expect(tables == [0, 0, 0])
+        // The name makes a new, empty collection; the other collection is as it was.
+        #expect(try a.count() == 0 && a.count(where: "[x] = 1") == 0 && a.indexes.isEmpty)
+        #expect(try a.insert(["y": 5]) == 1)
+        let store = try temporary.reopen()
+        #expect(try store.collection("a").find() == [["y": 5, "__rowid__": 1]])
+        #expect(try store.collection("b").find() == [["x": 1, "__rowid__": 1]])
+    }
 }

@@ -5,6 +5,7 @@
 
 import Foundation
 import Larder
+import SpeedSupport
 import Testing
 @testable import LarderDocuments
 
@@ -75,7 +76,7 @@ import Testing
         try c.addIndex("[label]")
         try c.addIndex("[group], [label] DESC")
         var model: [Int64: JSON] = [:]
-        var generator = SeededRandom(seed: 7)
+        var generator = SplitMix(seed: 7)
         func document(_ number: Int) -> JSON {
             ["label": Self.label(number), "group": .int(Int64(number % 4))]
         }
@@ -197,22 +198,5 @@ extension StorageLayoutTests {
         #expect(throws: DocumentError.unsupportedFormat(collection: "old", format: 1)) { try store.collection("old") }
         #expect(try store.collection("empty").count() == 0)
         #expect(throws: DocumentError.unsupportedFormat(collection: "old", format: 1)) { try store.collection("old") }
-    }
-}
-
-/// A seeded generator, so that a failure can be replayed.
-private struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import Larder
+import SpeedSupport
 
 @Suite struct BadInputTests {
     @Test func aStorePathThatIsARegularFileIsRefused() throws {
@@ -59,7 +60,7 @@ import Testing
     }
 
     @Test func randomRecordBytesNeverCrash() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix(seed: 42)
         let directory = TemporaryDirectory()
         let store = try directory.openStore([Song.self, Playlist.self, Bookmark.self])
         for type in [Song.self, Playlist.self, Bookmark.self] as [StoredObject.Type] {

@@ -6,6 +6,7 @@
 import Foundation
 import Testing
 @testable import Larder
+import SpeedSupport
 
 @Suite struct CrashTests {
     @Test func savesSurviveSIGKILLAtRandomMoments() throws {
@@ -14,7 +15,7 @@ import Testing
         let ackPath = directory.path + ".acks"
         _ = FileManager.default.createFile(atPath: ackPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: ackPath) }
-        var generator = SeededGenerator(seed: 2026)
+        var generator = SplitMix(seed: 2026)
         var lastAcknowledged: UInt64 = 0
         var journalsSeen = 0
         let kills = 200

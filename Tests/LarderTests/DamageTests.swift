@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Larder
+import SpeedSupport
 
 @Suite struct DamageTests {
     /// A crash-model store saved by the worker, with its journal file left as a save would
@@ -46,7 +47,7 @@ import Testing
 
     @Test func bitFlipsInEveryFileGiveErrorsNotCrashes() throws {
         let original = try makeStore()
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix(seed: 7)
         var outcomes: [String: Int] = [:]
         for file in ["CrashA.tch", "CrashB.tch", "CrashCounter.tch", "_store.tch", "_names.tch"] {
             let contents = try #require(FileManager.default.contents(atPath: original.file(file)))

@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Larder
+import SpeedSupport
 
 /// A query as a tree the test renders and evaluates itself: or-groups joined left to right by
 /// AND or NOT.
@@ -68,7 +69,7 @@ private struct ReferenceQuery {
     static let words = ["blue", "Bluebird", "green", "red", "bird", "redbird", "sun", "Sunny", "moon", "honey",
                         "one", "bone", "phone", "a", "an", "ONE-way", "bee", "beehive"]
 
-    private func randomTitle(_ generator: inout SeededGenerator) -> String {
+    private func randomTitle(_ generator: inout SplitMix) -> String {
         let count = Int.random(in: 1 ... 4, using: &generator)
         var title = ""
         for index in 0 ..< count {
@@ -78,7 +79,7 @@ private struct ReferenceQuery {
         return title
     }
 
-    private func randomQuery(_ generator: inout SeededGenerator) -> ReferenceQuery {
+    private func randomQuery(_ generator: inout SplitMix) -> ReferenceQuery {
         func fragment() -> String {
             let word = Self.words.randomElement(using: &generator) ?? "x"
             let letters = Array(word.lowercased().filter(\.isLetter))
@@ -104,7 +105,7 @@ private struct ReferenceQuery {
 
     @Test func searchesAgreeWithABruteForceFilterAcrossSaves() throws {
         let directory = TemporaryDirectory("fts-random")
-        var generator = SeededGenerator(seed: 6)
+        var generator = SplitMix(seed: 6)
         var store = try Store(path: directory.path)
         try store.register(IndexedSong.self)
         for _ in 0 ..< 300 { try store.insert(IndexedSong(randomTitle(&generator))) }
@@ -162,7 +163,7 @@ private struct ReferenceQuery {
     @Test func randomQueryStringsParseOrThrowTheirError() throws {
         let directory = TemporaryDirectory("fts-fuzz")
         let store = try makeIndexedStore(directory)
-        var generator = SeededGenerator(seed: 66)
+        var generator = SplitMix(seed: 66)
         let pieces = ["a", "blue", " ", "  ", "&&", "||", "!!", "&", "|", "!", "[[", "]]", "[", "]", "*", "\"", "é",
                       "-", "\u{301}", "\t", "東", "🎷"]
         var parsed = 0, rejected = 0
