@@ -39,11 +39,12 @@ struct QueryExecutor {
             orderBy.map { $0.path.value(in: document, rowID: rowID, defaults: defaults) }
         }
         // Once enough matched, an ordered scan still takes the documents that tie with the
-        // last one: ties sort by rowID, which the index order does not follow.
+        // last one: ties sort by rowID, which the index order does not always follow.
+        let isFinalOrder = Self.yieldsFinalOrder(plan, orderBy: orderBy)
         func consider(_ rowID: Int64, _ document: JSON) -> Bool {
             if let expression, !evaluator.matches(expression, document, rowID: rowID) { return true }
             if let wanted, matches.count >= wanted {
-                guard let last = matches.last, !orderBy.isEmpty,
+                guard let last = matches.last, !orderBy.isEmpty, !isFinalOrder,
                       zip(sortValues(last.rowID, last.document), sortValues(rowID, document)).allSatisfy({ JSON.compare($0, $1) == 0 })
                 else { return false }
             }
@@ -80,7 +81,7 @@ struct QueryExecutor {
             if zip(matches, matches.dropFirst()).contains(where: { $0.rowID > $1.rowID }) {
                 matches.sort { $0.rowID < $1.rowID }
             }
-        } else {
+        } else if !isFinalOrder {
             matches = sorted(matches, defaults: defaults)
         }
         let start = min(offset, matches.count)
@@ -118,6 +119,14 @@ struct QueryExecutor {
                 return !stopped
             }
         }
+    }
+
+    /// True when the plan yields rows in exactly the requested order, ties by rowID included:
+    /// a forward scan of one range whose remaining index keys are the orderBy's (an entry
+    /// ends with its rowID, so equal values come in rowID order).
+    private static func yieldsFinalOrder(_ plan: QueryPlan, orderBy: [SortKey]) -> Bool {
+        guard case let .index(scan) = plan, scan.isOrdered, !scan.reverse, scan.ranges.count == 1 else { return false }
+        return scan.usedKeys + orderBy.count == scan.index.keys.count
     }
 
     /// Sorts by the orderBy keys, then by rowID.
