@@ -122,7 +122,7 @@ final class CollectionState: DocumentSource {
         var records = PendingRecords()
         /// Index id -> the entries added and removed.
         var indexChanges: [Int: IndexChanges] = [:]
-        /// Documents written (nil: removed), to update the cache after the commit.
+        /// Documents removed (nil) or written that the cache holds, to update it after the commit.
         var documents: [(rowID: Int64, document: JSON?)] = []
         /// Unique index id -> entry prefix -> the rowID that has it in this write.
         var claimed: [Int: [[UInt8]: Int64]] = [:]
@@ -295,14 +295,15 @@ final class CollectionState: DocumentSource {
             }
         }
         if let new {
-            let sealed = DocumentRecord.seal(new, key: DocumentTable.recordKey(rowID))
+            let sealed = DocumentRecord.seal(new, key: DocumentTable.recordKey(rowID), isDocument: true)
             sealed.withUnsafeBytes { write.records.add(envelope: $0, rowID: UInt64(rowID)) }
         } else {
             write.records.delete(rowID: UInt64(rowID))
         }
         // New rowIDs are not cached, nor can a later stage of this write name them.
         if old != nil {
-            write.documents.append((rowID, new))
+            // Only the cache needs them, and only those it holds (reading `old` put it there).
+            if new == nil || cache.contains(rowID) { write.documents.append((rowID, new)) }
             write.staged[rowID] = .some(new)
         }
     }
@@ -341,15 +342,14 @@ final class CollectionState: DocumentSource {
 
     // MARK: Documents
 
-    /// A document without its `__rowid__`; throws unless it is an object.
+    /// The document to store; throws unless it is an object nesting no deeper than allowed.
+    /// Any `"__rowid__"` it carries stays in memory (copying the document to drop it would
+    /// cost more) but is never stored, nor read as a field: `[__rowid__]` is the rowID.
     static func content(of document: JSON) throws -> JSON {
-        guard case var .object(members) = document else { throw DocumentError.notAnObject(document) }
+        guard case .object = document else { throw DocumentError.notAnObject(document) }
         // Recursive encoders and comparisons must not run out of stack.
         guard !document.nestsDeeper(than: JSON.maximumNesting) else { throw DocumentError.nestedTooDeeply }
-        // Only a document that carries one is copied to drop it.
-        guard members[FieldPath.rowIDField] != nil else { return document }
-        members[FieldPath.rowIDField] = nil
-        return .object(members)
+        return document
     }
 
     static func rowID(of document: JSON) throws -> Int64 {

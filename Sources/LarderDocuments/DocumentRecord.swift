@@ -9,10 +9,11 @@ enum DocumentRecord {
     /// The format byte: `02`, checksummed (as Larder's object records).
     static let format: UInt8 = 2
 
-    /// The stored bytes of `value` under `key`.
-    static func seal(_ value: JSON, key: [UInt8]) -> [UInt8] {
+    /// The stored bytes of `value` under `key`; a document (`isDocument`) is stored without
+    /// its `"__rowid__"`.
+    static func seal(_ value: JSON, key: [UInt8], isDocument: Bool = false) -> [UInt8] {
         var bytes: [UInt8] = [format, 0, 0, 0, 0]
-        JSONBinary.append(value, to: &bytes)
+        if isDocument { JSONBinary.appendDocument(value, to: &bytes) } else { JSONBinary.append(value, to: &bytes) }
         let crc = key.withUnsafeBytes { key in
             bytes.withUnsafeBytes { Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: $0[5...])) }
         }

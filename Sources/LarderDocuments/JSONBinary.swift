@@ -47,6 +47,21 @@ enum JSONBinary {
         }
     }
 
+    /// Appends a document as stored: an object without its `"__rowid__"` member (the key of
+    /// its record says which document it is). Readers add the member back.
+    static func appendDocument(_ document: JSON, to bytes: inout [UInt8]) {
+        guard case let .object(members) = document, let rowIDMember = members.index(forKey: FieldPath.rowIDField) else {
+            return append(document, to: &bytes)
+        }
+        bytes.append(object)
+        appendVarint(UInt64(members.count - 1), to: &bytes)
+        for position in members.indices where position != rowIDMember {
+            let (key, member) = members[position]
+            appendString(key, to: &bytes)
+            append(member, to: &bytes)
+        }
+    }
+
     static func appendString(_ text: String, to bytes: inout [UInt8]) {
         var text = text
         text.withUTF8 { utf8 in
