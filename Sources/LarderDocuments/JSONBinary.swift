@@ -109,7 +109,16 @@ enum JSONBinary {
             return bytes[offset]
         }
 
+        @inline(__always)
         mutating func varint() throws -> UInt64 {
+            // Most varints (lengths, counts, small integers) are one byte.
+            if offset < bytes.count, let base = bytes.baseAddress {
+                let first = base.load(fromByteOffset: offset, as: UInt8.self)
+                if first < 0x80 {
+                    offset &+= 1
+                    return UInt64(first)
+                }
+            }
             var result: UInt64 = 0
             var shift: UInt64 = 0
             while true {
