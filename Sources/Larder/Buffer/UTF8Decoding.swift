@@ -1,7 +1,6 @@
 // UTF8Decoding: stored bytes to String, refusing invalid UTF-8. The standard library's
 // validating initializer runs unspecialized generic code (most of the time of a document
-// fetch went to its metadata lookups); ASCII, the common case, needs no validator at all,
-// and short ASCII text is written straight into a small string.
+// fetch went to its metadata lookups); ASCII, the common case, needs no validator at all.
 
 /// Validated UTF-8 decoding for record readers.
 package enum UTF8Decoding {
@@ -9,11 +8,7 @@ package enum UTF8Decoding {
     @inline(__always)
     package static func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
         guard isASCII(utf8) else { return String(validating: utf8, as: UTF8.self) }
-        // Up to 15 ASCII bytes become a small string with no further check or allocation.
-        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
-            _ = buffer.initialize(from: utf8)
-            return utf8.count
-        }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     /// The text in `bytes`, or nil when they are not valid UTF-8.
