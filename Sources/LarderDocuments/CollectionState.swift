@@ -82,12 +82,11 @@ final class CollectionState: DocumentSource {
         let pageBound = Int(RecordPage.number(of: UInt64(max(definition.nextRowID, 1)))) + 1
         let batch = try documents.records(of: wanted, pageBound: pageBound)
         let name = name
-        let decoded = try batch.decode { record, rowID in try DocumentTable.open(record, rowID: rowID, collection: name) }
+        var found = try batch.decode { record, rowID in try DocumentTable.open(record, rowID: rowID, collection: name) }
         // Caching every document in turn would leave the last ones: cache only those.
-        for position in max(0, decoded.count - cache.capacity) ..< decoded.count {
-            cache.store(decoded[position], for: batch.spans[position].rowID)
+        for position in max(0, found.count - cache.capacity) ..< found.count {
+            cache.store(found[position].document, for: found[position].rowID)
         }
-        var found = zip(batch.spans, decoded).map { (rowID: $0.rowID, document: $1) }
         if !cached.isEmpty {
             found += cached
             found.sort { $0.rowID < $1.rowID }

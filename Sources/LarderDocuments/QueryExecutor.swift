@@ -72,8 +72,15 @@ struct QueryExecutor {
                 rowIDs.append(rowID)
                 return true
             }
-            for (rowID, document) in try source.documents(rowIDs) {
-                guard consider(rowID, document) else { break }
+            let documents = try source.documents(rowIDs)
+            if expression == nil {
+                // Every one matches, and nothing limits them (`wanted` is nil): take them as
+                // they are rather than one by one.
+                matches = documents
+            } else {
+                for (rowID, document) in documents {
+                    guard consider(rowID, document) else { break }
+                }
             }
         }
         if orderBy.isEmpty {
@@ -86,7 +93,7 @@ struct QueryExecutor {
         }
         let start = min(offset, matches.count)
         let end = limit.map { min(start + $0, matches.count) } ?? matches.count
-        return Array(matches[start ..< end])
+        return start == 0 && end == matches.count ? matches : Array(matches[start ..< end])
     }
 
     /// The number of matching documents: from the index entries alone when the scan is exact.

@@ -21,63 +21,88 @@ struct RecordBatch {
     /// Below this many records, decoding stays on the calling thread.
     static let parallelThreshold = 2_048
 
-    /// The documents of the records, in order, decoded by `open` (called with a record and
-    /// its rowID) on as many threads as the machine has cores when the batch is large.
-    func decode(_ open: @Sendable (UnsafeRawBufferPointer, Int64) throws -> JSON) throws -> [JSON] {
+    /// The records' rowIDs and documents, in order, decoded by `open` (called with a record
+    /// and its rowID) on as many threads as the machine has cores when the batch is large.
+    /// Each thread writes its documents straight into their places in the result.
+    func decode(_ open: @Sendable (UnsafeRawBufferPointer, Int64) throws -> JSON) throws -> [(rowID: Int64, document: JSON)] {
         let spans = spans
         return try bytes.withUnsafeBytes { bytes in
             guard spans.count >= Self.parallelThreshold else {
-                return try spans.map { try open(UnsafeRawBufferPointer(rebasing: bytes[$0.start ..< $0.start + $0.count]), $0.rowID) }
-            }
-            let chunks = min(spans.count / 512, ProcessInfo.processInfo.activeProcessorCount * 4)
-            let results = ChunkResults(count: chunks)
-            let shared = SharedInput(bytes: bytes, spans: spans)
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                let range = (chunk * shared.spans.count / chunks) ..< ((chunk + 1) * shared.spans.count / chunks)
-                do {
-                    var documents: [JSON] = []
-                    documents.reserveCapacity(range.count)
-                    for span in shared.spans[range] {
-                        documents.append(try open(UnsafeRawBufferPointer(rebasing: shared.bytes[span.start ..< span.start + span.count]), span.rowID))
-                    }
-                    results.set(chunk, .success(documents))
-                } catch {
-                    results.set(chunk, .failure(error))
+                return try spans.map { span in
+                    (span.rowID, try open(UnsafeRawBufferPointer(rebasing: bytes[span.start ..< span.start + span.count]), span.rowID))
                 }
             }
-            var documents: [JSON] = []
-            documents.reserveCapacity(spans.count)
-            for chunk in 0 ..< chunks { documents.append(contentsOf: try results.get(chunk)) }
-            return documents
+            let chunks = min(spans.count / 512, ProcessInfo.processInfo.activeProcessorCount * 4)
+            let outcomes = ChunkOutcomes(count: chunks)
+            return try Array(unsafeUninitializedCapacity: spans.count) { buffer, initialized in
+                guard let output = buffer.baseAddress else { return }
+                let shared = SharedInput(bytes: bytes, spans: spans, output: output)
+                let count = spans.count
+                @Sendable func range(of chunk: Int) -> Range<Int> {
+                    (chunk * count / chunks) ..< ((chunk + 1) * count / chunks)
+                }
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    var done = 0
+                    do {
+                        for index in range(of: chunk) {
+                            let span = shared.spans[index]
+                            let record = UnsafeRawBufferPointer(rebasing: shared.bytes[span.start ..< span.start + span.count])
+                            (shared.output + index).initialize(to: (span.rowID, try open(record, span.rowID)))
+                            done += 1
+                        }
+                        outcomes.set(chunk, initialized: done, error: nil)
+                    } catch {
+                        outcomes.set(chunk, initialized: done, error: error)
+                    }
+                }
+                if let error = outcomes.firstError {
+                    // Nothing is returned: undo what every chunk initialized.
+                    for chunk in 0 ..< chunks {
+                        (output + range(of: chunk).lowerBound).deinitialize(count: outcomes.initialized(chunk))
+                    }
+                    throw error
+                }
+                initialized = spans.count
+            }
         }
     }
 
-    /// The batch's bytes and spans, read by every decoding thread and written by none.
+    /// The batch's records, read by every decoding thread, and the result, each element
+    /// written by one thread only.
     private struct SharedInput: @unchecked Sendable {
         let bytes: UnsafeRawBufferPointer
         let spans: [(rowID: Int64, start: Int, count: Int)]
+        let output: UnsafeMutablePointer<(rowID: Int64, document: JSON)>
     }
 
-    /// One slot per chunk, each written by the one thread that decodes the chunk.
-    private final class ChunkResults: @unchecked Sendable {
-        private var results: [Result<[JSON], any Error>?]
+    /// What each chunk did: how many elements it initialized, and its error if it failed.
+    private final class ChunkOutcomes: @unchecked Sendable {
+        private var counts: [Int]
+        private var errors: [(any Error)?]
         private let lock = NSLock()
 
         init(count: Int) {
-            results = Array(repeating: nil, count: count)
+            counts = Array(repeating: 0, count: count)
+            errors = Array(repeating: nil, count: count)
         }
 
-        func set(_ chunk: Int, _ result: Result<[JSON], any Error>) {
+        func set(_ chunk: Int, initialized: Int, error: (any Error)?) {
             lock.lock()
-            results[chunk] = result
+            counts[chunk] = initialized
+            errors[chunk] = error
             lock.unlock()
         }
 
-        func get(_ chunk: Int) throws -> [JSON] {
+        func initialized(_ chunk: Int) -> Int {
             lock.lock()
             defer { lock.unlock() }
-            guard let result = results[chunk] else { return [] }
-            return try result.get()
+            return counts[chunk]
+        }
+
+        var firstError: (any Error)? {
+            lock.lock()
+            defer { lock.unlock() }
+            return errors.lazy.compactMap { $0 }.first
         }
     }
 }

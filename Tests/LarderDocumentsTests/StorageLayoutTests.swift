@@ -165,6 +165,25 @@ import Testing
         #expect(try c.count(where: "[label] = ?", args: [Self.label(0)]) == 2)
     }
 
+    @Test func aBigFindDecodesOnEveryCoreAndReportsADamagedDocument() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("things")
+        try c.addIndex("[kind]")
+        let count = RecordBatch.parallelThreshold * 2
+        try c.insertBatch((0 ..< count).map { ["kind": .int(Int64($0 % 2)), "n": .int(Int64($0))] })
+        c.cacheSize = 0
+        let even = try c.find(where: "[kind] = 0")
+        #expect(even.count == count / 2)
+        #expect(even.enumerated().allSatisfy { $1["n"] == .int(Int64(2 * $0)) && $1["__rowid__"] == .int(Int64(2 * $0 + 1)) })
+        #expect(try c.find(where: "[kind] >= 0").count == count)
+        // One damaged document among thousands decoded in parallel: a typed error, no result.
+        try c.withState { try $0.replaceRawRecord(3_001, with: [DocumentRecord.format, 0, 0, 0, 0, 99]) }
+        #expect(throws: DocumentError.corruptDocument(collection: "things", rowID: 3_001, reason: "checksum mismatch")) {
+            try c.find(where: "[kind] >= 0")
+        }
+        #expect(try c.find(where: "[kind] = 1").count == count / 2)
+    }
+
     @Test func documentsShareAndLeavePages() throws {
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("things")
