@@ -1,7 +1,7 @@
 // IndexTable: one index's B+tree table of runs (IndexRun). Reads ranges of entries a run at a
 // time, counts them without decoding the runs that lie wholly inside a range, and applies a
-// write's changes by rewriting only the runs they fall into: one read and one put per run
-// touched, into the write's batch.
+// write's changes by rewriting only the runs they fall into: two cursor reads and one put per
+// run touched, into the write's batch.
 
 import Larder
 
