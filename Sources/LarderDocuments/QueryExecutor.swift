@@ -99,9 +99,7 @@ struct QueryExecutor {
     /// The number of matching documents: from the index entries alone when the scan is exact.
     func count(_ plan: QueryPlan) throws -> Int {
         guard case let .index(scan) = plan, scan.isExact else { return try rows(plan).count }
-        // Entries of different ranges, or of one value, never share a document unless an
-        // array gave it several.
-        if !scan.index.isMultiValued {
+        if !Self.mayRepeatDocuments(scan) {
             return try scan.ranges.reduce(0) { try $0 + source.countIndexEntries(scan.index, in: $1) }
         }
         var count = 0
@@ -116,8 +114,7 @@ struct QueryExecutor {
     /// returns false.
     private func forEachRowID(_ scan: IndexScan, _ body: (Int64) throws -> Bool) throws {
         var seen = Set<Int64>()
-        // Ranges of distinct values never share a document, unless an array gave it several.
-        let deduplicate = scan.index.isMultiValued
+        let deduplicate = Self.mayRepeatDocuments(scan)
         var stopped = false
         for range in scan.reverse ? scan.ranges.reversed() : scan.ranges where !stopped {
             try source.forEachIndexEntry(scan.index, in: range, reverse: scan.reverse) { rowID in
@@ -134,6 +131,14 @@ struct QueryExecutor {
     private static func yieldsFinalOrder(_ plan: QueryPlan, orderBy: [SortKey]) -> Bool {
         guard case let .index(scan) = plan, scan.isOrdered, !scan.reverse, scan.ranges.count == 1 else { return false }
         return scan.usedKeys + orderBy.count == scan.index.keys.count
+    }
+
+    /// True when the scan may meet a document more than once. Entries of different ranges,
+    /// or of one value, never share a document unless an array gave it several; and a single
+    /// range that fixes every key of the index holds one value, so one entry per document
+    /// (a document's entries for an array are its distinct elements).
+    private static func mayRepeatDocuments(_ scan: IndexScan) -> Bool {
+        scan.index.isMultiValued && !(scan.ranges.count == 1 && scan.usedKeys == scan.index.keys.count)
     }
 
     /// Sorts by the orderBy keys, then by rowID.

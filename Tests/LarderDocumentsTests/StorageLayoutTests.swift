@@ -184,6 +184,34 @@ import Testing
         #expect(try c.find(where: "[kind] = 1").count == count / 2)
     }
 
+    @Test func arraysUnderAnIndexCountEachDocumentOnce() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("things")
+        try c.addIndex("[group], [tags]")
+        try c.addIndex("[tags]")
+        let documents: [JSON] = (0 ..< 300).map { number in
+            ["group": .int(Int64(number % 3)), "tags": .array((0 ... number % 4).map { .string("t\($0)") })]
+        }
+        try c.insertBatch(documents)
+        func expected(_ keep: (JSON) -> Bool) -> Int { documents.filter(keep).count }
+        // One range over an array key that the range does not fix: a document has several
+        // entries in it, and is found and counted once.
+        #expect(try c.explain(where: "[group] = 1").hasPrefix("index [group], [tags]"))
+        #expect(try c.count(where: "[group] = 1") == expected { $0["group"] == 1 })
+        #expect(try c.find(where: "[group] = 1").count == expected { $0["group"] == 1 })
+        // One value of the array key: one entry per document. Several values: deduplicated.
+        let hasT2: (JSON) -> Bool = { $0["tags"].arrayValue?.contains("t2") ?? false }
+        #expect(try c.count(where: "[tags] CONTAINS 't2'") == expected(hasT2))
+        #expect(try c.count(where: "[group] = 2 AND [tags] CONTAINS 't2'") == expected { $0["group"] == 2 && hasT2($0) })
+        // Several ranges of one document's entries: the same answers as without indexes.
+        let plain = try temporary.store.collection("plain")
+        try plain.insertBatch(documents)
+        for query in ["[tags] CONTAINS 't1' OR [tags] CONTAINS 't3'", "[group] IN (0, 2)", "[group] IN (0, 2) AND [tags] CONTAINS 't3'"] {
+            #expect(try c.count(where: query) == plain.count(where: query), "\(query)")
+            #expect(try c.find(where: query) == plain.find(where: query), "\(query)")
+        }
+    }
+
     @Test func documentsShareAndLeavePages() throws {
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("things")
