@@ -1,6 +1,8 @@
 // IndexChanges: what one write does to one index table, gathered while the write is staged
 // and applied to the table's runs (IndexTable) when it commits.
 
+import Larder
+
 /// The entries one write adds to and removes from one index table.
 struct IndexChanges {
     /// Entries of new documents: no earlier stage of the write can have named them.

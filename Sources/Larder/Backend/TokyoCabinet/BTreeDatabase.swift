@@ -100,7 +100,7 @@ internal final class BTreeDatabase {
             }
             let keyBytes = UnsafeRawBufferPointer(start: key, count: Int(keySize))
             if let limit {
-                let order = Self.compare(keyBytes, limit)
+                let order = ByteOrder.compare(keyBytes, limit)
                 if reverse ? order < 0 : order > 0 { return }
             }
             guard try body(keyBytes, UnsafeRawBufferPointer(start: value, count: Int(valueSize))) else { return }
@@ -160,18 +160,6 @@ internal final class BTreeDatabase {
     }
 
     // MARK: Helpers
-
-    /// Byte-order comparison, Tokyo Cabinet's default B+tree order (`tccmplexical`).
-    static func compare(_ left: UnsafeRawBufferPointer, _ right: [UInt8]) -> Int {
-        right.withUnsafeBytes { right in
-            let common = min(left.count, right.count)
-            if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
-                let order = memcmp(leftBase, rightBase, common)
-                if order != 0 { return Int(order) }
-            }
-            return left.count - right.count
-        }
-    }
 
     /// A cursor that ran off the end is the end of the scan; any other failure is an error.
     private func endOfScan(_ handle: UnsafeMutablePointer<TCBDB>) throws {

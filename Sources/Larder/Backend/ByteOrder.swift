@@ -1,13 +1,14 @@
-// ByteOrder: the order of index keys, unsigned bytes compared lexically (Tokyo Cabinet's
-// B+tree order, and so the order of IndexKey encodings).
+// ByteOrder: the order of ordered-table keys, unsigned bytes compared lexically: Tokyo
+// Cabinet's default B+tree order (`tccmplexical`), which BTreeDatabase's range scans and
+// LarderDocuments' index keys and runs follow.
 
 import Foundation
 
 /// Lexical comparison of byte strings.
-enum ByteOrder {
+package enum ByteOrder {
     /// Negative, zero or positive as `left` sorts before, with or after `right`.
-    @inline(__always)
-    static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
+    @inlinable
+    package static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
         let common = min(left.count, right.count)
         if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
             let order = memcmp(leftBase, rightBase, common)
@@ -16,11 +17,13 @@ enum ByteOrder {
         return left.count - right.count
     }
 
-    static func compare(_ left: UnsafeRawBufferPointer, _ right: [UInt8]) -> Int {
+    @inlinable
+    package static func compare(_ left: UnsafeRawBufferPointer, _ right: [UInt8]) -> Int {
         right.withUnsafeBytes { compare(left, $0) }
     }
 
-    static func less(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+    @inlinable
+    package static func less(_ left: [UInt8], _ right: [UInt8]) -> Bool {
         left.withUnsafeBytes { left in right.withUnsafeBytes { compare(left, $0) < 0 } }
     }
 }
