@@ -38,7 +38,7 @@ enum IndexRun {
         var reader = try Reader(key: key, value: value)
         var entry: [UInt8] = []
         entry.reserveCapacity(key.count + 16)
-        entry.append(contentsOf: key)
+        entry.appendBytes(key)
         guard try entry.withUnsafeBytes(body) else { return false }
         for _ in 1 ..< max(reader.count, 1) {
             try reader.next(into: &entry)
@@ -102,7 +102,7 @@ enum IndexRun {
                 throw Damage(reason: "index run entry out of range")
             }
             entry.removeSubrange(Int(shared)...)
-            entry.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[position ..< position + Int(suffix)]))
+            entry.appendBytes(UnsafeRawBufferPointer(rebasing: value[position ..< position + Int(suffix)]))
             position += Int(suffix)
         }
 

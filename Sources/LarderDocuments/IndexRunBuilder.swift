@@ -33,19 +33,19 @@ struct IndexRunBuilder {
         if count > 0, body.count >= budget { finishRun() }
         if count == 0 {
             key.removeAll(keepingCapacity: true)
-            key.append(contentsOf: entry)
+            key.appendBytes(entry)
         } else {
             let limit = min(previous.count, entry.count)
             var shared = 0
             previous.withUnsafeBytes { previous in
                 while shared < limit, previous[shared] == entry[shared] { shared += 1 }
             }
-            JSONBinary.appendVarint(UInt64(shared), to: &body)
-            JSONBinary.appendVarint(UInt64(entry.count - shared), to: &body)
-            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: entry[shared...]))
+            body.appendVarInt(UInt64(shared))
+            body.appendVarInt(UInt64(entry.count - shared))
+            body.appendBytes(UnsafeRawBufferPointer(rebasing: entry[shared...]))
         }
         previous.removeAll(keepingCapacity: true)
-        previous.append(contentsOf: entry)
+        previous.appendBytes(entry)
         count += 1
     }
 
@@ -62,7 +62,7 @@ struct IndexRunBuilder {
     private mutating func finishRun() {
         var value: [UInt8] = [IndexRun.format, 0, 0, 0, 0]
         value.reserveCapacity(body.count + 16)
-        JSONBinary.appendVarint(UInt64(count), to: &value)
+        value.appendVarInt(UInt64(count))
         value.append(contentsOf: body)
         let crc = key.withUnsafeBytes { key in
             value.withUnsafeBytes { Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: $0[5...])) }

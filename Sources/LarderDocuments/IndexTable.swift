@@ -77,9 +77,9 @@ struct IndexTable {
             } else {
                 pendingCount = try checked { try IndexRun.count(key: key, value: value) }
                 pendingKey.removeAll(keepingCapacity: true)
-                pendingKey.append(contentsOf: key)
+                pendingKey.appendBytes(key)
                 pendingValue.removeAll(keepingCapacity: true)
-                pendingValue.append(contentsOf: value)
+                pendingValue.appendBytes(value)
             }
             return true
         }

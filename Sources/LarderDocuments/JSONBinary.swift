@@ -26,7 +26,7 @@ enum JSONBinary {
         case let .bool(flag): bytes.append(flag ? trueTag : falseTag)
         case let .int(number):
             bytes.append(int)
-            appendVarint(UInt64(bitPattern: (number << 1) ^ (number >> 63)), to: &bytes)   // zigzag
+            bytes.appendVarInt(UInt64(bitPattern: (number << 1) ^ (number >> 63)))   // zigzag
         case let .double(number):
             bytes.append(double)
             withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
@@ -35,11 +35,11 @@ enum JSONBinary {
             appendString(text, to: &bytes)
         case let .array(elements):
             bytes.append(array)
-            appendVarint(UInt64(elements.count), to: &bytes)
+            bytes.appendVarInt(UInt64(elements.count))
             for element in elements { append(element, to: &bytes) }
         case let .object(members):
             bytes.append(object)
-            appendVarint(UInt64(members.count), to: &bytes)
+            bytes.appendVarInt(UInt64(members.count))
             for (key, member) in members {
                 appendString(key, to: &bytes)
                 append(member, to: &bytes)
@@ -54,7 +54,7 @@ enum JSONBinary {
             return append(document, to: &bytes)
         }
         bytes.append(object)
-        appendVarint(UInt64(members.count - 1), to: &bytes)
+        bytes.appendVarInt(UInt64(members.count - 1))
         for position in members.indices where position != rowIDMember {
             let (key, member) = members[position]
             appendString(key, to: &bytes)
@@ -65,18 +65,9 @@ enum JSONBinary {
     static func appendString(_ text: String, to bytes: inout [UInt8]) {
         var text = text
         text.withUTF8 { utf8 in
-            appendVarint(UInt64(utf8.count), to: &bytes)
+            bytes.appendVarInt(UInt64(utf8.count))
             bytes.append(contentsOf: utf8)
         }
-    }
-
-    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
     }
 
     /// The value encoded in `bytes`, which must hold exactly one.

@@ -4,6 +4,7 @@
 
 import Dispatch
 import Foundation
+import Larder
 
 /// Raw document records, in rowID order.
 struct RecordBatch {
@@ -15,7 +16,7 @@ struct RecordBatch {
     /// Adds a copy of `record` as the record of `rowID`.
     mutating func append(_ record: UnsafeRawBufferPointer, rowID: Int64) {
         spans.append((rowID, bytes.count, record.count))
-        bytes.append(contentsOf: record)
+        bytes.appendBytes(record)
     }
 
     /// Below this many records, decoding stays on the calling thread.
