@@ -82,15 +82,10 @@ enum IndexRun {
         }
 
         mutating func varint() throws(Damage) -> UInt64 {
-            var result: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                guard position < value.count, shift < 64 else { throw Damage(reason: "index run truncated") }
-                let byte = value[position]
-                position += 1
-                result |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return result }
-                shift += 7
+            switch DataBuffer.decodeVarInt(value.assumingMemoryBound(to: UInt8.self), at: &position) {
+            case let .value(decoded): return decoded
+            case .truncated: throw Damage(reason: "index run truncated")
+            case .malformed: throw Damage(reason: "index run varint too long")
             }
         }
 

@@ -110,14 +110,11 @@ enum JSONBinary {
                     return UInt64(first)
                 }
             }
-            var result: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                let next = try byte()
-                guard shift < 64 else { throw DecodingFailure(reason: "varint too long at \(offset)") }
-                result |= UInt64(next & 0x7F) << shift
-                if next < 0x80 { return result }
-                shift += 7
+            let start = offset
+            switch DataBuffer.decodeVarInt(bytes.assumingMemoryBound(to: UInt8.self), at: &offset) {
+            case let .value(value): return value
+            case .truncated: throw DecodingFailure(reason: "truncated at \(offset)")
+            case .malformed: throw DecodingFailure(reason: "varint too long at \(start)")
             }
         }
 

@@ -199,7 +199,8 @@ extension DataBuffer {
     }
 
     /// What ``decodeVarInt(_:at:)`` found.
-    internal enum DecodedVarInt {
+    @usableFromInline
+    package enum DecodedVarInt {
         case value(UInt64)
         /// The bytes end inside the varint (the position is at the end).
         case truncated
@@ -208,9 +209,10 @@ extension DataBuffer {
     }
 
     /// Decodes the LEB128 varint at `position` in `bytes`, moving `position` past it (or, when
-    /// the bytes end first, to their end): the one decoder of every varint read.
-    @inline(__always)
-    internal static func decodeVarInt(_ bytes: UnsafeBufferPointer<UInt8>, at position: inout Int) -> DecodedVarInt {
+    /// the bytes end first, to their end): the one decoder of every varint read, LarderDocuments'
+    /// included.
+    @inlinable
+    package static func decodeVarInt(_ bytes: UnsafeBufferPointer<UInt8>, at position: inout Int) -> DecodedVarInt {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         let end = bytes.count
