@@ -36,30 +36,40 @@ struct DocumentTable {
         }
         return try cache.bytes.withUnsafeBytes { page -> JSON? in
             guard !page.isEmpty else { return nil }
-            let record: UnsafeRawBufferPointer?
-            do {
-                record = try RecordPage.record(of: UInt64(rowID), in: page)
-            } catch let damage as RecordPage.Damage {
-                throw DocumentError.corruptDocument(collection: name, rowID: Int64(damage.firstRowID), reason: "damaged page")
-            }
+            let record = try readingPage { try RecordPage.record(of: UInt64(rowID), in: page) }
             return try record.map { try open($0, rowID: rowID) }
+        }
+    }
+
+    /// Calls `body` with the number and bytes of every page, in storage order, until it
+    /// returns false; a key that is not a page's or a page that does not parse is
+    /// `DocumentError.corruptDocument`.
+    private func forEachPage(_ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try backend.forEachRecord(in: name) { key, page in
+            guard let number = RecordPage.number(inKey: key) else {
+                throw DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a page key")
+            }
+            return try readingPage { try body(number, page) }
+        }
+    }
+
+    /// Runs `body`, which parses a page, reporting damage as `DocumentError.corruptDocument`
+    /// with the page's first rowID.
+    private func readingPage<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let damage as RecordPage.Damage {
+            throw DocumentError.corruptDocument(collection: name, rowID: Int64(damage.firstRowID), reason: "damaged page")
         }
     }
 
     /// Calls `body` with the rowID and stored record of every document, page by page (pages
     /// in storage order), until it returns false; `open` decodes a record.
     func forEachRecord(_ body: (Int64, UnsafeRawBufferPointer) throws -> Bool) throws {
-        try backend.forEachRecord(in: name) { key, value in
-            guard let number = RecordPage.number(inKey: key) else {
-                throw DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a page key")
-            }
+        try forEachPage { number, page in
             var goesOn = true
-            do {
-                try RecordPage.forEachRecord(in: value, number: number) { rowID, record in
-                    if goesOn { goesOn = try body(Int64(bitPattern: rowID), record) }
-                }
-            } catch let damage as RecordPage.Damage {
-                throw DocumentError.corruptDocument(collection: name, rowID: Int64(damage.firstRowID), reason: "damaged page")
+            try RecordPage.forEachRecord(in: page, number: number) { rowID, record in
+                if goesOn { goesOn = try body(Int64(bitPattern: rowID), record) }
             }
             return goesOn
         }
@@ -96,14 +106,12 @@ struct DocumentTable {
         }
         func take(_ page: UnsafeRawBufferPointer, number: Int) throws {
             let slots = wanted[number]
-            do {
+            try readingPage {
                 try RecordPage.forEachRecord(in: page, number: UInt64(number)) { rowID, record in
                     if slots & (1 << UInt32(rowID & UInt64(RecordPage.capacity - 1))) != 0 {
                         batch.append(record, rowID: Int64(rowID))
                     }
                 }
-            } catch let damage as RecordPage.Damage {
-                throw DocumentError.corruptDocument(collection: name, rowID: Int64(damage.firstRowID), reason: "damaged page")
             }
         }
         if pageCount * 4 < pageBound {
@@ -117,10 +125,8 @@ struct DocumentTable {
         // Pages come in storage order: note where each page's records went, then put the
         // spans in page order.
         var visited: [(number: Int, start: Int, end: Int)] = []
-        try backend.forEachRecord(in: name) { key, page in
-            guard let number = RecordPage.number(inKey: key).map(Int.init) else {
-                throw DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a page key")
-            }
+        try forEachPage { pageNumber, page in
+            let number = Int(pageNumber)
             guard number < wanted.count, wanted[number] != 0 else { return true }
             let start = batch.spans.count
             try take(page, number: number)
@@ -137,15 +143,8 @@ struct DocumentTable {
     mutating func count() throws -> Int {
         if let documentCount { return documentCount }
         var count = 0
-        try backend.forEachRecord(in: name) { key, value in
-            guard let number = RecordPage.number(inKey: key) else {
-                throw DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a page key")
-            }
-            do {
-                count += try RecordPage.recordCount(in: value, number: number)
-            } catch let damage as RecordPage.Damage {
-                throw DocumentError.corruptDocument(collection: name, rowID: Int64(damage.firstRowID), reason: "damaged page")
-            }
+        try forEachPage { number, page in
+            count += try RecordPage.recordCount(in: page, number: number)
             return true
         }
         documentCount = count
