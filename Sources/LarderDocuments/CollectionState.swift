@@ -204,12 +204,7 @@ final class CollectionState: DocumentSource {
     /// used again.
     func drop() throws {
         var batch = WriteBatch()
-        var pages: [[UInt8]] = []
-        try backend.forEachRecord(in: name) { key, _ in
-            pages.append(Array(key))
-            return true
-        }
-        for key in pages { batch.removeValue(forKey: key, in: name) }
+        try backend.removeEveryRecord(in: name, into: &batch)
         for index in definition.indexes { try table(of: index).write(IndexChanges(replacesAll: true), into: &batch) }
         batch.removeValue(forKey: CollectionDefinition.metadataKey(for: name), in: DocumentStore.metadataTable)
         documents.didWrite(gained: nil)

@@ -166,12 +166,7 @@ struct IndexTable {
     func write(_ changes: IndexChanges, into batch: inout WriteBatch) throws {
         let touched = changes.sorted()
         if changes.replacesAll {
-            var keys: [[UInt8]] = []
-            try backend.forEachRecord(in: name, from: nil, through: nil, reverse: false) { key, _ in
-                keys.append(Array(key))
-                return true
-            }
-            for key in keys { batch.removeValue(forKey: key, in: name) }
+            try backend.removeEveryRecord(in: name, into: &batch)
             var builder = IndexRunBuilder()
             for change in touched where change.isAdded { builder.append(change.entry) }
             put(builder.finish(), into: &batch)

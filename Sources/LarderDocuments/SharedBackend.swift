@@ -48,6 +48,17 @@ final class SharedBackend: @unchecked Sendable {
         try locked { try records.writePages(of: table, to: &batch, from: backend, pageMayExist: pageMayExist) }
     }
 
+    /// Adds to `batch` the removal of every record of `table` (its keys are read, not its
+    /// values: damaged records go too).
+    func removeEveryRecord(in table: String, into batch: inout WriteBatch) throws {
+        var keys: [[UInt8]] = []
+        try forEachRecord(in: table) { key, _ in
+            keys.append(Array(key))
+            return true
+        }
+        for key in keys { batch.removeValue(forKey: key, in: table) }
+    }
+
     func apply(_ batch: WriteBatch) throws {
         try locked { try backend.apply(batch) }
     }
