@@ -34,17 +34,6 @@ struct IndexDefinition: Equatable, Sendable {
 
     /// The entries of `document`, and whether an array value was found.
     func entries(for document: JSON, rowID: Int64, defaults: JSON) -> (entries: [Entry], sawArray: Bool) {
-        if keys.count == 1 {
-            // The commonest index, one key with a scalar value: one entry, built in one buffer.
-            let value = keys[0].path.value(in: document, rowID: rowID, defaults: defaults)
-            if !value.isArray {
-                var key: [UInt8] = []
-                key.reserveCapacity(32)
-                IndexKey.append(value, descending: keys[0].descending, to: &key)
-                IndexKey.appendRowID(rowID, to: &key)
-                return ([Entry(key: key, hasNull: value.isNull)], false)
-            }
-        }
         let values = keys.map { $0.path.value(in: document, rowID: rowID, defaults: defaults) }
         guard values.contains(where: \.isArray) else {
             // The common case, scalars only: one entry, built in one buffer.
