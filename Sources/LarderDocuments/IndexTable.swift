@@ -116,12 +116,29 @@ struct IndexTable {
     }
 
     /// A stored run as read for a merge: its key and value (none for the changes before the
-    /// first run), its last entry, and the key of the run after it.
+    /// first run), and the key of the run after it.
     private struct StoredRun {
         var key: [UInt8]?
         var value: [UInt8] = []
-        var lastEntry: [UInt8]?
         var next: [UInt8]?
+
+        /// The run's last entry (decoding the run), or nil for no run.
+        func lastEntry() throws -> [UInt8]? {
+            guard let key else { return nil }
+            return try key.withUnsafeBytes { key in
+                try value.withUnsafeBytes { value in
+                    let count = try IndexRun.count(key: key, value: value)
+                    var seen = 0
+                    var last: [UInt8]?
+                    try IndexRun.forEachEntry(key: key, value: value) { entry in
+                        seen += 1
+                        if seen == count { last = Array(entry) }
+                        return true
+                    }
+                    return last
+                }
+            }
+        }
     }
 
     /// The run that holds `key` when it is in the table: the last run starting at or before
@@ -131,15 +148,6 @@ struct IndexTable {
         try backend.forEachRecord(in: name, from: nil, through: key, reverse: true) { found, value in
             run.key = Array(found)
             run.value = Array(value)
-            try checked {
-                let count = try IndexRun.count(key: found, value: value)
-                var seen = 0
-                try IndexRun.forEachEntry(key: found, value: value) { entry in
-                    seen += 1
-                    if seen == count { run.lastEntry = Array(entry) }
-                    return true
-                }
-            }
             return false
         }
         try backend.forEachRecord(in: name, from: key, through: nil, reverse: false) { found, _ in
@@ -195,9 +203,10 @@ struct IndexTable {
     /// spread evenly, leaving room in each run.
     private static func merge(_ run: StoredRun, _ changes: ArraySlice<(entry: [UInt8], isAdded: Bool)>) throws
         -> [(key: [UInt8], value: [UInt8])] {
-        let appendsOnly = changes.allSatisfy { change in
-            change.isAdded && run.lastEntry.map { ByteOrder.less($0, change.entry) } ?? true
-        }
+        // Changes are sorted: they all follow the run's entries when the first does. Only
+        // then is the run decoded for its last entry.
+        let appendsOnly = try changes.allSatisfy(\.isAdded)
+            && (run.lastEntry().map { ByteOrder.less($0, changes[changes.startIndex].entry) } ?? true)
         let size = run.value.count + changes.reduce(0) { $0 + ($1.isAdded ? $1.entry.count + 2 : 0) }
         var builder = IndexRunBuilder(budget: appendsOnly ? IndexRun.targetSize : IndexRunBuilder.evenBudget(forBytes: size))
         var next = changes.startIndex
