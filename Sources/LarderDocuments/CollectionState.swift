@@ -82,7 +82,9 @@ final class CollectionState: DocumentSource {
         let pageBound = Int(RecordPage.number(of: UInt64(max(definition.nextRowID, 1)))) + 1
         let batch = try documents.records(of: wanted, pageBound: pageBound)
         let name = name
-        var found = try batch.decode { record, rowID in try DocumentTable.open(record, rowID: rowID, collection: name) }
+        var found = try batch.decode { record, rowID, shapes in
+            try DocumentTable.open(record, rowID: rowID, collection: name, shapes: shapes)
+        }
         // Caching every document in turn would leave the last ones: cache only those.
         for position in max(0, found.count - cache.capacity) ..< found.count {
             cache.store(found[position].document, for: found[position].rowID)
@@ -95,8 +97,9 @@ final class CollectionState: DocumentSource {
     }
 
     func forEachDocument(_ body: (Int64, JSON) throws -> Bool) throws {
+        let shapes = ObjectShapes()
         try documents.forEachRecord { rowID, record in
-            try body(rowID, cache.document(for: rowID) ?? documents.open(record, rowID: rowID))
+            try body(rowID, cache.document(for: rowID) ?? documents.open(record, rowID: rowID, shapes: shapes))
         }
     }
 

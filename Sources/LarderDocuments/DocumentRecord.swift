@@ -22,8 +22,9 @@ enum DocumentRecord {
     }
 
     /// The value stored in `bytes` under `key`; throws `JSONBinary.DecodingFailure` for any
-    /// damage.
-    static func open(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, addingRowID rowID: Int64? = nil) throws -> JSON {
+    /// damage. `shapes` are the key sets this thread has decoded before.
+    static func open(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, addingRowID rowID: Int64? = nil,
+                     shapes: ObjectShapes? = nil) throws -> JSON {
         guard bytes.count >= 6, bytes[0] == format else {
             throw JSONBinary.DecodingFailure(reason: "unknown record format")
         }
@@ -31,6 +32,6 @@ enum DocumentRecord {
         for index in 0 ..< 4 { stored |= UInt32(bytes[1 + index]) << (8 * UInt32(index)) }
         let content = UnsafeRawBufferPointer(rebasing: bytes[5...])
         guard Checksum.crc32(key, content) == stored else { throw JSONBinary.DecodingFailure(reason: "checksum mismatch") }
-        return try JSONBinary.decode(content, addingRowID: rowID)
+        return try JSONBinary.decode(content, addingRowID: rowID, shapes: shapes)
     }
 }

@@ -76,15 +76,16 @@ struct DocumentTable {
     }
 
     /// The document in a stored record of `rowID`, with its `"__rowid__"`.
-    func open(_ record: UnsafeRawBufferPointer, rowID: Int64) throws -> JSON {
-        try Self.open(record, rowID: rowID, collection: name)
+    func open(_ record: UnsafeRawBufferPointer, rowID: Int64, shapes: ObjectShapes? = nil) throws -> JSON {
+        try Self.open(record, rowID: rowID, collection: name, shapes: shapes)
     }
 
-    /// The document in a stored record of `rowID` of `collection`, with its `"__rowid__"`.
-    static func open(_ record: UnsafeRawBufferPointer, rowID: Int64, collection: String) throws -> JSON {
+    /// The document in a stored record of `rowID` of `collection`, with its `"__rowid__"`;
+    /// `shapes` are the key sets this thread has decoded before.
+    static func open(_ record: UnsafeRawBufferPointer, rowID: Int64, collection: String, shapes: ObjectShapes? = nil) throws -> JSON {
         do {
             var key = (UInt64(bitPattern: rowID)).bigEndian
-            return try withUnsafeBytes(of: &key) { try DocumentRecord.open(record, key: $0, addingRowID: rowID) }
+            return try withUnsafeBytes(of: &key) { try DocumentRecord.open(record, key: $0, addingRowID: rowID, shapes: shapes) }
         } catch let failure as JSONBinary.DecodingFailure {
             throw DocumentError.corruptDocument(collection: collection, rowID: rowID, reason: failure.reason)
         }

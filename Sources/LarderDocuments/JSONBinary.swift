@@ -77,8 +77,9 @@ enum JSONBinary {
 
     /// The value encoded in `bytes`; an object gets `"__rowid__": rowID` too when `rowID` is
     /// given (a stored document as readers see it, without a second pass to add it).
-    static func decode(_ bytes: UnsafeRawBufferPointer, addingRowID rowID: Int64?) throws -> JSON {
-        var reader = Reader(bytes: bytes, rowID: rowID)
+    /// `shapes`, when given, holds the key sets of objects decoded before on this thread.
+    static func decode(_ bytes: UnsafeRawBufferPointer, addingRowID rowID: Int64?, shapes: ObjectShapes? = nil) throws -> JSON {
+        var reader = Reader(bytes: bytes, rowID: rowID, shapes: shapes)
         let value = try reader.value(depth: 0)
         guard reader.offset == bytes.count else { throw DecodingFailure(reason: "trailing bytes") }
         return value
@@ -92,6 +93,8 @@ enum JSONBinary {
         let bytes: UnsafeRawBufferPointer
         /// Added as `"__rowid__"` to the outermost object.
         let rowID: Int64?
+        /// Objects of known key sets are copied from these; nil decodes member by member.
+        let shapes: ObjectShapes?
         var offset = 0
 
         mutating func byte() throws -> UInt8 {
@@ -125,12 +128,17 @@ enum JSONBinary {
             return Int(value)
         }
 
-        mutating func string() throws -> String {
+        /// The UTF-8 of a string, not yet checked.
+        mutating func stringBytes() throws -> UnsafeRawBufferPointer {
             let length = try count()
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[offset ..< offset + length])
-            offset += length
+            defer { offset += length }
+            return UnsafeRawBufferPointer(rebasing: bytes[offset ..< offset + length])
+        }
+
+        mutating func string() throws -> String {
+            let slice = try stringBytes()
             guard let text = UTF8Decoding.string(slice) else {
-                throw DecodingFailure(reason: "invalid UTF-8 at \(offset - length)")
+                throw DecodingFailure(reason: "invalid UTF-8 at \(offset - slice.count)")
             }
             return text
         }
@@ -159,16 +167,70 @@ enum JSONBinary {
                 return .array(elements)
             case JSONBinary.object:
                 let count = try count()
+                let addsRowID = depth == 0 && rowID != nil
+                if let shapes {
+                    let start = offset
+                    if let members = try shapedMembers(count: count, addingRowID: addsRowID, depth: depth, shapes: shapes) {
+                        return .object(members)
+                    }
+                    offset = start
+                }
                 // A document gets "__rowid__" added when returned: room for it saves a rehash.
-                var members = [String: JSON](minimumCapacity: depth == 0 ? count + 1 : count)
+                var members = [String: JSON](minimumCapacity: addsRowID ? count + 1 : count)
                 for _ in 0 ..< count {
                     let key = try string()
                     members[key] = try value(depth: depth + 1)
                 }
-                if depth == 0, let rowID { members[FieldPath.rowIDField] = .int(rowID) }
+                if addsRowID, let rowID { members[FieldPath.rowIDField] = .int(rowID) }
+                shapes?.noteMiss(members)
                 return .object(members)
             case let tag: throw DecodingFailure(reason: "unknown tag \(tag) at \(offset - 1)")
             }
+        }
+
+        /// The `count` members of an object, decoded into a copy of a known key set's
+        /// dictionary; nil (with the members partly read) when its keys are not one known
+        /// set, each once.
+        mutating func shapedMembers(count: Int, addingRowID addsRowID: Bool, depth: Int, shapes: ObjectShapes) throws -> [String: JSON]? {
+            let keyCount = addsRowID ? count + 1 : count
+            guard count > 0, keyCount <= ObjectShapes.maximumKeys else { return nil }
+            let firstKey = try stringBytes()
+            let afterFirstKey = offset
+            // Sets of as many keys that hold the first are tried in turn, the last used first.
+            for (position, shape) in shapes.shapes.enumerated() where shape.count == keyCount {
+                guard let firstSlot = shape.slot(of: firstKey) else { continue }
+                offset = afterFirstKey
+                if let members = try members(of: shape, firstSlot: firstSlot, count: count, addingRowID: addsRowID, depth: depth) {
+                    shapes.noteHit(at: position)
+                    return members
+                }
+            }
+            return nil
+        }
+
+        /// The `count` members of an object whose first key (already read) is `shape`'s
+        /// `firstSlot`, in a copy of `shape`'s dictionary; nil if another key is not one of
+        /// `shape`'s, or comes twice.
+        private mutating func members(of shape: ObjectShapes.Shape, firstSlot: Int, count: Int, addingRowID addsRowID: Bool,
+                                      depth: Int) throws -> [String: JSON]? {
+            var members = shape.template
+            var filled: UInt64 = 0
+            var slot = firstSlot
+            for position in 0 ..< count {
+                if position > 0 {
+                    guard let next = shape.slot(of: try stringBytes()) else { return nil }
+                    slot = next
+                }
+                guard filled & (1 << UInt64(slot)) == 0 else { return nil }
+                filled |= 1 << UInt64(slot)
+                members.values[shape.indices[slot]] = try value(depth: depth + 1)
+            }
+            if addsRowID, let rowID {
+                guard let rowIDSlot = shape.rowIDSlot, filled & (1 << UInt64(rowIDSlot)) == 0 else { return nil }
+                members.values[shape.indices[rowIDSlot]] = .int(rowID)
+            }
+            // Each key was one of the set's and none came twice: all are filled.
+            return members
         }
     }
 }

@@ -22,15 +22,17 @@ struct RecordBatch {
     /// Below this many records, decoding stays on the calling thread.
     static let parallelThreshold = 2_048
 
-    /// The records' rowIDs and documents, in order, decoded by `open` (called with a record
-    /// and its rowID) on as many threads as the machine has cores when the batch is large.
-    /// Each thread writes its documents straight into their places in the result.
-    func decode(_ open: @Sendable (UnsafeRawBufferPointer, Int64) throws -> JSON) throws -> [(rowID: Int64, document: JSON)] {
+    /// The records' rowIDs and documents, in order, decoded by `open` (called with a record,
+    /// its rowID and the key sets its thread has decoded) on as many threads as the machine
+    /// has cores when the batch is large. Each thread writes its documents straight into
+    /// their places in the result.
+    func decode(_ open: @Sendable (UnsafeRawBufferPointer, Int64, ObjectShapes) throws -> JSON) throws -> [(rowID: Int64, document: JSON)] {
         let spans = spans
         return try bytes.withUnsafeBytes { bytes in
             guard spans.count >= Self.parallelThreshold else {
+                let shapes = ObjectShapes()
                 return try spans.map { span in
-                    (span.rowID, try open(UnsafeRawBufferPointer(rebasing: bytes[span.start ..< span.start + span.count]), span.rowID))
+                    (span.rowID, try open(UnsafeRawBufferPointer(rebasing: bytes[span.start ..< span.start + span.count]), span.rowID, shapes))
                 }
             }
             let chunks = min(spans.count / 512, ProcessInfo.processInfo.activeProcessorCount * 4)
@@ -44,11 +46,12 @@ struct RecordBatch {
                 }
                 DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                     var done = 0
+                    let shapes = ObjectShapes()
                     do {
                         for index in range(of: chunk) {
                             let span = shared.spans[index]
                             let record = UnsafeRawBufferPointer(rebasing: shared.bytes[span.start ..< span.start + span.count])
-                            (shared.output + index).initialize(to: (span.rowID, try open(record, span.rowID)))
+                            (shared.output + index).initialize(to: (span.rowID, try open(record, span.rowID, shapes)))
                             done += 1
                         }
                         outcomes.set(chunk, initialized: done, error: nil)

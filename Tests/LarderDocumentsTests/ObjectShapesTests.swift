@@ -1,0 +1,124 @@
+// Decoding with ObjectShapes: objects of a known key set are copied from a template and
+// filled by index. Every case must decode to exactly what member-by-member decoding gives,
+// and damage must still be refused.
+
+import Testing
+import SpeedSupport
+@testable import LarderDocuments
+
+@Suite struct ObjectShapesTests {
+    /// `bytes` decoded without and with `shapes`, which must agree.
+    private func decodeBothWays(_ bytes: [UInt8], rowID: Int64?, shapes: ObjectShapes) throws -> JSON {
+        try bytes.withUnsafeBytes { raw in
+            let plain = try JSONBinary.decode(raw, addingRowID: rowID)
+            let shaped = try JSONBinary.decode(raw, addingRowID: rowID, shapes: shapes)
+            #expect(shaped == plain)
+            return shaped
+        }
+    }
+
+    @Test func documentsOfSharedKeySetsDecodeAsMemberByMember() throws {
+        var generator = SplitMix(seed: 11)
+        let keySets = [["first_name", "last_name", "age", "address", "tags"], ["name", "age"], ["a", "b", "c"],
+                       ["name", "city"], ["x"], ["first_name", "last_name", "age", "address", "email"]]
+        let shapes = ObjectShapes()
+        for round in 0 ..< 2_000 {
+            let keys = keySets[Int(generator.next() % UInt64(keySets.count))]
+            var members: [String: JSON] = [:]
+            // Inserting in a random order, from dictionaries of random capacity, stores the
+            // keys in many orders.
+            members.reserveCapacity(Int(generator.next() % 40))
+            for key in keys.shuffled(using: &generator) {
+                switch generator.next() % 5 {
+                case 0: members[key] = .int(Int64(round))
+                case 1: members[key] = ["country": "FR", "city": .string("c\(round)")]
+                case 2: members[key] = [.string("t\(round % 7)"), "u"]
+                case 3: members[key] = ["country": .string("c\(round)")]
+                default: members[key] = .string("v\(round)")
+                }
+            }
+            let rowID: Int64? = round % 3 == 0 ? nil : Int64(round)
+            let decoded = try decodeBothWays(JSONBinary.encode(.object(members)), rowID: rowID, shapes: shapes)
+            var expected = members
+            if let rowID { expected[FieldPath.rowIDField] = .int(rowID) }
+            #expect(decoded == .object(expected))
+        }
+        // Nearly every object after the first of its key set came from a template.
+        #expect(shapes.hits > 2_000)
+        #expect(shapes.misses < 100)
+    }
+
+    @Test func keySetsThatDifferInOneKeyOrAreSubsetsAreNotConfused() throws {
+        let shapes = ObjectShapes()
+        let documents: [JSON] = [
+            ["a": 1, "b": 2, "c": 3], ["a": 1, "b": 2, "d": 3], ["a": 1, "b": 2], ["a": 1, "b": 2, "c": 3, "d": 4],
+            ["b": 5, "c": 6, "a": 7], ["a": ["a": 1, "b": 2, "c": 3]], [:], ["": 1, "a": 2, "b": 3], ["ab": 1, "a": 2, "b": 3],
+        ]
+        for _ in 0 ..< 3 {
+            for document in documents {
+                #expect(try decodeBothWays(JSONBinary.encode(document), rowID: nil, shapes: shapes) == document)
+                var withRowID = document
+                withRowID[FieldPath.rowIDField] = 9
+                #expect(try decodeBothWays(JSONBinary.encode(document), rowID: 9, shapes: shapes) == withRowID)
+            }
+        }
+    }
+
+    @Test func aStoredRowIDMemberAndRepeatedKeysDecodeAsMemberByMember() throws {
+        let shapes = ObjectShapes()
+        // A document holding its own "__rowid__" (the reader's rowID wins), before and after
+        // its key set is known.
+        for _ in 0 ..< 3 {
+            let own = JSONBinary.encode(["__rowid__": 1, "a": 2])
+            #expect(try decodeBothWays(own, rowID: 5, shapes: shapes) == ["__rowid__": 5, "a": 2])
+            #expect(try decodeBothWays(JSONBinary.encode(["a": 2]), rowID: 5, shapes: shapes) == ["__rowid__": 5, "a": 2])
+        }
+        // A hand-made object with one key twice (no writer makes one): the last one wins, and
+        // one of a known set's keys twice does not fill the set.
+        let twice: [UInt8] = [JSONBinary.object, 2, 1, UInt8(ascii: "a"), JSONBinary.int, 2, 1, UInt8(ascii: "a"), JSONBinary.int, 4]
+        _ = try decodeBothWays(JSONBinary.encode(["a": 0, "b": 0]), rowID: nil, shapes: shapes)
+        for _ in 0 ..< 2 {
+            #expect(try decodeBothWays(twice, rowID: nil, shapes: shapes) == ["a": 2])
+        }
+    }
+
+    @Test func manyKeySetsAndWideObjectsStillDecode() throws {
+        let shapes = ObjectShapes()
+        // More key sets than are kept, each seen twice, then objects wider than a set holds.
+        for round in 0 ..< 2 {
+            for set in 0 ..< ObjectShapes.capacity * 3 {
+                let document = JSON.object(["k\(set)": .int(Int64(round)), "shared": "s"])
+                #expect(try decodeBothWays(JSONBinary.encode(document), rowID: nil, shapes: shapes) == document)
+            }
+        }
+        for width in [ObjectShapes.maximumKeys - 1, ObjectShapes.maximumKeys, ObjectShapes.maximumKeys + 1] {
+            let document = JSON.object(Dictionary(uniqueKeysWithValues: (0 ..< width).map { ("key\($0)", JSON.int(Int64($0))) }))
+            for rowID in [nil, Int64(3)] {
+                _ = try decodeBothWays(JSONBinary.encode(document), rowID: rowID, shapes: shapes)
+                _ = try decodeBothWays(JSONBinary.encode(document), rowID: rowID, shapes: shapes)
+            }
+        }
+    }
+
+    @Test func damageIsRefusedOnTheShapedPathToo() throws {
+        let shapes = ObjectShapes()
+        let document: JSON = ["name": "Ada", "tags": ["a", "b"], "address": ["country": "UK"]]
+        let bytes = JSONBinary.encode(document)
+        _ = try decodeBothWays(bytes, rowID: 1, shapes: shapes)
+        for cut in 0 ..< bytes.count {
+            #expect(throws: JSONBinary.DecodingFailure.self) {
+                try Array(bytes[..<cut]).withUnsafeBytes { try JSONBinary.decode($0, addingRowID: 1, shapes: shapes) }
+            }
+        }
+        // Every single-byte change either fails or decodes as member-by-member decoding does.
+        for position in bytes.indices {
+            for delta: UInt8 in [1, 0x80, 0xff] {
+                var damaged = bytes
+                damaged[position] &+= delta
+                let plain = try? damaged.withUnsafeBytes { try JSONBinary.decode($0, addingRowID: 1) }
+                let shaped = try? damaged.withUnsafeBytes { try JSONBinary.decode($0, addingRowID: 1, shapes: shapes) }
+                #expect(shaped == plain)
+            }
+        }
+    }
+}
