@@ -13,7 +13,12 @@ extension DocumentCollection {
                      limit: Int? = nil, offset: Int? = nil) throws -> [JSON] {
         try withState { state in
             // Documents come from storage and cache with their "__rowid__".
-            try QueryRun(state: state, where: query, args: args, orderBy: orderBy, limit: limit, offset: offset).rows().map(\.document)
+            var rows = try QueryRun(state: state, where: query, args: args, orderBy: orderBy, limit: limit, offset: offset).rows()
+            // Moved out rather than copied: a copy would touch every document (written by
+            // decoding threads, so in other cores' caches) to retain it, then release it.
+            var documents = [JSON](repeating: .null, count: rows.count)
+            for position in rows.indices { swap(&documents[position], &rows[position].document) }
+            return documents
         }
     }
 
