@@ -97,9 +97,8 @@ final class CollectionState: DocumentSource {
     }
 
     func forEachDocument(_ body: (Int64, JSON) throws -> Bool) throws {
-        let shapes = ObjectShapes()
         try documents.forEachRecord { rowID, record in
-            try body(rowID, cache.document(for: rowID) ?? documents.open(record, rowID: rowID, shapes: shapes))
+            try body(rowID, cache.document(for: rowID) ?? documents.open(record, rowID: rowID))
         }
     }
 

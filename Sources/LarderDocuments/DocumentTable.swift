@@ -12,6 +12,8 @@ struct DocumentTable {
     /// The table's name: the collection's.
     let name: String
     private var cache = PageCache()
+    /// The key sets of the documents read through this table (on the collection's thread).
+    private let shapes = ObjectShapes()
     /// The number of documents, counted on first use and kept up to date by commits.
     private var documentCount: Int?
 
@@ -76,7 +78,7 @@ struct DocumentTable {
     }
 
     /// The document in a stored record of `rowID`, with its `"__rowid__"`.
-    func open(_ record: UnsafeRawBufferPointer, rowID: Int64, shapes: ObjectShapes? = nil) throws -> JSON {
+    func open(_ record: UnsafeRawBufferPointer, rowID: Int64) throws -> JSON {
         try Self.open(record, rowID: rowID, collection: name, shapes: shapes)
     }
 

@@ -49,7 +49,9 @@ struct QueryExecutor {
                 else { return false }
             }
             matches.append((rowID, document))
-            return orderBy.isEmpty ? wanted.map { matches.count < $0 } ?? true : true
+            // In the final order, the scan is done once enough matched: no tie can follow
+            // (and reading one more document would cost a page read).
+            return orderBy.isEmpty || isFinalOrder ? wanted.map { matches.count < $0 } ?? true : true
         }
         switch plan {
         case .fullScan:
