@@ -99,6 +99,7 @@ struct DocumentTable {
     func records(of rowIDs: [Int64], pageBound: Int) throws -> RecordBatch {
         var batch = RecordBatch()
         guard let last = rowIDs.last, last > 0 else { return batch }
+        batch.reserveCapacity(records: rowIDs.count)
         // Page number -> the slots wanted in it.
         var wanted = [UInt32](repeating: 0, count: Int(RecordPage.number(of: UInt64(last))) + 1)
         var pageCount = 0

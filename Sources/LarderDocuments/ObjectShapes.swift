@@ -4,8 +4,6 @@
 // sets each member by index: no key strings are made and nothing is hashed. One per
 // decoding thread; it is not shared.
 
-import Foundation
-
 /// Dictionaries ready to be filled, one per key set decoded so far.
 final class ObjectShapes {
     /// One key set: its keys' UTF-8 and, for each, the index of its member in `template`.
@@ -13,8 +11,12 @@ final class ObjectShapes {
         /// Every key's value is `.null`.
         let template: [String: JSON]
         let indices: [Dictionary<String, JSON>.Index]
-        /// Each key's UTF-8, in the order of `indices`.
-        private let keys: [[UInt8]]
+        /// Each key's length and first (up to) 8 bytes, in the order of `indices`: most keys
+        /// are told apart, or matched, by these alone.
+        private let heads: [(count: Int, head: UInt64)]
+        /// Every key's UTF-8, back to back, in the same order, and where each starts.
+        private let utf8: [UInt8]
+        private let starts: [Int]
         /// The position of `"__rowid__"`, if it is one of the keys.
         let rowIDSlot: Int?
 
@@ -22,7 +24,16 @@ final class ObjectShapes {
             let template = members.mapValues { _ in JSON.null }
             self.template = template
             indices = Array(template.indices)
-            keys = template.keys.map { Array($0.utf8) }
+            var utf8: [UInt8] = [], starts: [Int] = [], heads: [(Int, UInt64)] = []
+            for key in template.keys {
+                starts.append(utf8.count)
+                let bytes = Array(key.utf8)
+                utf8 += bytes
+                heads.append(bytes.withUnsafeBytes { (bytes.count, Self.head(of: $0)) })
+            }
+            self.utf8 = utf8
+            self.starts = starts
+            self.heads = heads
             rowIDSlot = template.keys.firstIndex(of: FieldPath.rowIDField).map { template.keys.distance(from: template.keys.startIndex, to: $0) }
         }
 
@@ -33,15 +44,25 @@ final class ObjectShapes {
             members.count == count && members.keys.allSatisfy { template[$0] != nil }
         }
 
+        /// The first (up to) 8 bytes of `key`, little-endian, zero-padded.
+        @inline(__always)
+        static func head(of key: UnsafeRawBufferPointer) -> UInt64 {
+            var head: UInt64 = 0
+            withUnsafeMutableBytes(of: &head) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: key.prefix(8))) }
+            return UInt64(littleEndian: head)
+        }
+
         /// The position (in `indices`) of the key whose UTF-8 is `key`, if it is one.
         @inline(__always)
         func slot(of key: UnsafeRawBufferPointer) -> Int? {
-            for position in keys.indices where keys[position].count == key.count {
-                let equal = keys[position].withUnsafeBytes { stored in
-                    guard let stored = stored.baseAddress, let wanted = key.baseAddress else { return true }   // both empty
-                    return memcmp(stored, wanted, key.count) == 0
+            let head = Self.head(of: key)
+            for position in heads.indices where heads[position] == (key.count, head) {
+                if key.count <= 8 { return position }
+                let rest = utf8.withUnsafeBytes { utf8 in
+                    UnsafeRawBufferPointer(rebasing: utf8[starts[position] + 8 ..< starts[position] + key.count])
+                        .elementsEqual(UnsafeRawBufferPointer(rebasing: key[8...]))
                 }
-                if equal { return position }
+                if rest { return position }
             }
             return nil
         }
@@ -53,17 +74,20 @@ final class ObjectShapes {
     /// How many key sets are kept; the least recently used goes first.
     static let capacity = 32
 
-    /// The key sets, most recently used first.
-    private(set) var shapes: [Shape] = []
+    /// The key sets; of those with as many keys, the most recently used comes first.
+    /// (One decoding thread owns these: no exclusivity checks needed.)
+    @exclusivity(unchecked) private(set) var shapes: [Shape] = []
     /// Objects decoded from a known key set, and member by member.
-    private(set) var hits = 0, misses = 0
+    @exclusivity(unchecked) private(set) var hits = 0, misses = 0
 
     init() {}
 
-    /// Notes that `shapes[position]` was used: it moves to the front.
+    /// Notes that `shapes[position]` was used: it goes before any other set of as many
+    /// keys (those were tried first, in vain).
     func noteHit(at position: Int) {
         hits &+= 1
-        if position > 0 { shapes.swapAt(0, position) }
+        let count = shapes[position].count
+        if let earlier = shapes[..<position].firstIndex(where: { $0.count == count }) { shapes.swapAt(earlier, position) }
     }
 
     /// Keeps the key set of `members`, decoded member by member, for the next objects, unless

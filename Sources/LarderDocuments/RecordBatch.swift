@@ -13,6 +13,13 @@ struct RecordBatch {
     /// Each record's rowID and place in `bytes`.
     var spans: [(rowID: Int64, start: Int, count: Int)] = []
 
+    /// Makes room for `count` records of a typical size, so that a big batch is not copied
+    /// each time it grows (untouched room costs no memory).
+    mutating func reserveCapacity(records count: Int) {
+        spans.reserveCapacity(count)
+        bytes.reserveCapacity(count * 128)
+    }
+
     /// Adds a copy of `record` as the record of `rowID`.
     mutating func append(_ record: UnsafeRawBufferPointer, rowID: Int64) {
         spans.append((rowID, bytes.count, record.count))

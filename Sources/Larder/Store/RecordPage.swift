@@ -15,8 +15,9 @@
 package enum RecordPage {
     /// log2 of the rowIDs per page.
     package static let slotBits: UInt64 = 5
-    /// RowIDs per page.
-    package static let capacity = 1 << Int(slotBits)
+    /// RowIDs per page (computed, so that it folds to a constant in hot loops).
+    @inline(__always)
+    package static var capacity: Int { 1 << Int(slotBits) }
     /// The first byte of a page key.
     package static let keyPrefix: UInt8 = 0x50
     /// The first byte of a page value.
