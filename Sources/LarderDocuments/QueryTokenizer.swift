@@ -27,9 +27,20 @@ struct QueryTokenizer {
 
     /// The tokens of `text`, ending with `.end`. Throws `QueryError` at the first bad character.
     static func tokenize(_ text: String, aliases: [String: String]) throws -> [QueryToken] {
-        var tokens = try tokenize(text, original: text, aliases: aliases, basePosition: nil)
-        tokens.append(QueryToken(kind: .end, position: text.count))
+        let characters = characters(of: text)
+        var tokens = try tokenize(characters, original: text, aliases: aliases, basePosition: nil)
+        tokens.append(QueryToken(kind: .end, position: characters.count))
         return tokens
+    }
+
+    /// The characters of `text`. Most queries are ASCII, where each byte is a character
+    /// (but for CR LF, one character), and splitting into grapheme clusters is needless.
+    private static func characters(of text: String) -> [Character] {
+        let isPlainASCII = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 < 0x80 && $0 != 0x0D }
+        } ?? false
+        guard isPlainASCII else { return Array(text) }
+        return text.utf8.map { Character(Unicode.Scalar($0)) }
     }
 
     /// True when `name` could be an alias: a bare identifier that is not a keyword.
@@ -39,11 +50,18 @@ struct QueryTokenizer {
             && !keywords.contains(name.uppercased())
     }
 
+    /// The text of `characters`: appended one by one, which the compiler specializes
+    /// (`String(_:)` of a character sequence runs generic code, thousands of instructions).
+    private static func text(of characters: ArraySlice<Character>) -> String {
+        var text = ""
+        for character in characters { text.append(character) }
+        return text
+    }
+
     /// `basePosition` is set while expanding an alias: every token then takes the alias's
     /// position, and aliases inside are not expanded again.
-    private static func tokenize(_ text: String, original: String, aliases: [String: String],
+    private static func tokenize(_ characters: [Character], original: String, aliases: [String: String],
                                  basePosition: Int?) throws -> [QueryToken] {
-        let characters = Array(text)
         var tokens: [QueryToken] = []
         var index = 0
         func fail(_ message: String, at position: Int) -> QueryError {
@@ -58,13 +76,13 @@ struct QueryTokenizer {
         while index < characters.count {
             let start = index
             let character = characters[index]
-            if character.isWhitespace {
+            if character.isQueryWhitespace {
                 index += 1
             } else if character == "[" {
                 guard let close = characters[index...].firstIndex(of: "]") else {
                     throw fail("unterminated field: expected ']'", at: start)
                 }
-                let path = String(characters[(index + 1) ..< close])
+                let path = text(of: characters[(index + 1) ..< close])
                 guard FieldPath(path) != nil else { throw fail("invalid field path '\(path)'", at: start) }
                 add(.field(path), at: start)
                 index = close + 1
@@ -91,16 +109,16 @@ struct QueryTokenizer {
             } else if character == "?" {
                 add(.placeholder, at: start)
                 index += 1
-            } else if character.isASCII && (character.isNumber || (character == "-" || character == ".")
-                        && index + 1 < characters.count && (characters[index + 1].isASCII && characters[index + 1].isNumber)) {
+            } else if character.isASCIIDigit || (character == "-" || character == ".")
+                        && index + 1 < characters.count && characters[index + 1].isASCIIDigit {
                 index += 1
                 while index < characters.count,
-                      characters[index].isASCII && (characters[index].isNumber || characters[index].isLetter
-                          || characters[index] == "." || ((characters[index] == "-" || characters[index] == "+")
-                              && (characters[index - 1] == "e" || characters[index - 1] == "E"))) {
+                      characters[index].isASCIIDigit || characters[index].isASCIILetter || characters[index] == "."
+                          || ((characters[index] == "-" || characters[index] == "+")
+                              && (characters[index - 1] == "e" || characters[index - 1] == "E")) {
                     index += 1
                 }
-                let literal = String(characters[start ..< index])
+                let literal = text(of: characters[start ..< index])
                 if let integer = Int64(literal) {
                     add(.number(.int(integer)), at: start)
                 } else if let double = Double(literal), double.isFinite, !literal.lowercased().contains("n") {
@@ -108,20 +126,20 @@ struct QueryTokenizer {
                 } else {
                     throw fail("invalid number '\(literal)'", at: start)
                 }
-            } else if character.isLetter || character == "_" {
-                while index < characters.count, characters[index].isLetter || characters[index].isNumber || characters[index] == "_" {
+            } else if character.isQueryLetter || character == "_" {
+                while index < characters.count, characters[index].isQueryLetter || characters[index].isQueryNumber || characters[index] == "_" {
                     index += 1
                 }
-                let word = String(characters[start ..< index])
+                let word = text(of: characters[start ..< index])
                 if keywords.contains(word.uppercased()) {
                     add(.keyword(word.uppercased()), at: start)
                 } else if basePosition == nil, let expansion = aliases[word] {
-                    tokens += try tokenize(expansion, original: original, aliases: [:], basePosition: start)
+                    tokens += try tokenize(Self.characters(of: expansion), original: original, aliases: [:], basePosition: start)
                 } else {
                     throw fail("unknown word '\(word)': fields are written [name]", at: start)
                 }
             } else {
-                let two = index + 1 < characters.count ? String(characters[index ... index + 1]) : ""
+                let two = index + 1 < characters.count ? text(of: characters[index ... index + 1]) : ""
                 if ["!=", "<>", "<=", ">="].contains(two) {
                     add(.symbol(two), at: start)
                     index += 2
@@ -134,5 +152,35 @@ struct QueryTokenizer {
             }
         }
         return tokens
+    }
+}
+
+private extension Character {
+    /// `isWhitespace`, answered without a Unicode property lookup for ASCII.
+    var isQueryWhitespace: Bool {
+        guard let ascii = asciiValue else { return isWhitespace }
+        return ascii == 0x20 || (0x09 ... 0x0D).contains(ascii)
+    }
+
+    /// `isLetter`, answered without a Unicode property lookup for ASCII.
+    var isQueryLetter: Bool {
+        guard isASCII else { return isLetter }
+        return isASCIILetter
+    }
+
+    /// `isNumber`, answered without a Unicode property lookup for ASCII.
+    var isQueryNumber: Bool {
+        guard isASCII else { return isNumber }
+        return isASCIIDigit
+    }
+
+    var isASCIILetter: Bool {
+        guard let ascii = asciiValue else { return false }
+        return (0x41 ... 0x5A).contains(ascii) || (0x61 ... 0x7A).contains(ascii)
+    }
+
+    var isASCIIDigit: Bool {
+        guard let ascii = asciiValue else { return false }
+        return (0x30 ... 0x39).contains(ascii)
     }
 }
