@@ -3,15 +3,23 @@
 // record `collection.<name>` in the store's `_store` table, rewritten in every write batch
 // that changes it.
 
+import Larder
+
 /// The persistent definition of a collection.
 struct CollectionDefinition: Equatable, Sendable {
-    /// The layout of the collection's tables this version writes and reads: 2, documents in
-    /// pages and index entries in runs (docs/FORMAT.md, section 16). Format 1 (a record per
-    /// document and per entry, before the first release) is not read.
-    static let currentFormat = 2
+    /// The layout of the collection's tables this version writes: 3, documents in pages of 128
+    /// rowIDs and index entries in runs (docs/FORMAT.md, section 16). Format 2, pages of 32
+    /// rowIDs, is read and written as it is. Format 1 (a record per document and per entry,
+    /// before the first release) is not read.
+    static let currentFormat = 3
+    /// The oldest format this version reads.
+    static let oldestReadableFormat = 2
 
     /// The format the collection's tables were written in.
     var format = Self.currentFormat
+
+    /// How the collection's documents are grouped into pages.
+    var pageLayout: PageLayout { format >= 3 ? .documents : .objects }
     var nextRowID: Int64 = 1
     var nextIndexID = 1
     var indexes: [IndexDefinition] = []

@@ -23,7 +23,7 @@ final class CollectionState: DocumentSource {
         self.backend = backend
         self.definition = definition
         self.cache = DocumentCache(capacity: cacheSize)
-        self.documents = DocumentTable(backend: backend, name: name)
+        self.documents = DocumentTable(backend: backend, name: name, layout: definition.pageLayout)
     }
 
     var defaults: JSON { definition.defaults }
@@ -79,7 +79,7 @@ final class CollectionState: DocumentSource {
             }
             wanted = missing
         }
-        let pageBound = Int(RecordPage.number(of: UInt64(max(definition.nextRowID, 1)))) + 1
+        let pageBound = Int(documents.layout.number(of: UInt64(max(definition.nextRowID, 1)))) + 1
         let batch = try documents.records(of: wanted, pageBound: pageBound)
         let name = name
         var found = try batch.decode { record, rowID, shapes in
@@ -120,7 +120,7 @@ final class CollectionState: DocumentSource {
     struct PendingWrite {
         var definition: CollectionDefinition
         /// The documents' records written and removed.
-        var records = PendingRecords()
+        var records: PendingRecords
         /// Index id -> the entries added and removed.
         var indexChanges: [Int: IndexChanges] = [:]
         /// Documents removed (nil) or written that the cache holds, to update it after the commit.
@@ -134,7 +134,7 @@ final class CollectionState: DocumentSource {
     }
 
     func beginWrite() -> PendingWrite {
-        PendingWrite(definition: definition)
+        PendingWrite(definition: definition, records: PendingRecords(layout: documents.layout))
     }
 
     /// Stages a new document; returns its rowID.

@@ -172,12 +172,14 @@ public final class DocumentStore: @unchecked Sendable {
             guard let stored = CollectionDefinition(json: json) else {
                 throw DocumentError.corruptMetadata(key: "collection.\(name)", reason: "not a collection definition")
             }
-            // A collection that never held a document or an index has nothing in the old layout.
-            guard stored.format == CollectionDefinition.currentFormat || (stored.nextRowID == 1 && stored.indexes.isEmpty) else {
+            // A collection that never held a document or an index has nothing in an old layout:
+            // it takes the current one. Others keep theirs, if this version reads it.
+            let isEmpty = stored.nextRowID == 1 && stored.indexes.isEmpty
+            guard isEmpty || (CollectionDefinition.oldestReadableFormat ... CollectionDefinition.currentFormat).contains(stored.format) else {
                 throw DocumentError.unsupportedFormat(collection: name, format: stored.format)
             }
             definition = stored
-            definition?.format = CollectionDefinition.currentFormat
+            if isEmpty { definition?.format = CollectionDefinition.currentFormat }
         }
         if definition == nil && !backend.isReadOnly {
             var batch = WriteBatch()

@@ -1,25 +1,34 @@
 // DocumentTable: where a collection's documents live. Like Larder's class files, the table
-// holds one Tokyo Cabinet record per page of 32 consecutive rowIDs (RecordPage), each document
-// in its own checksummed DocumentRecord inside, so an insert of many documents puts a page at
-// a time and a read of neighbouring rowIDs (an index range) gets each page once, through a
-// one-page cache.
+// holds one Tokyo Cabinet record per page of consecutive rowIDs (RecordPage; 128 a page since
+// format 3, 32 in format 2), each document in its own checksummed DocumentRecord inside, so an
+// insert of many documents puts a page at a time and a read of neighbouring rowIDs (an index
+// range) gets each page once, through a one-page cache.
 
 import Larder
+
+extension PageLayout {
+    /// Collections of format 3: 128 rowIDs per page. A big find reads every page once, and
+    /// each page costs a Tokyo Cabinet call besides its bytes.
+    static let documents = PageLayout(slotBits: 7)
+}
 
 /// The pages of one collection's documents.
 struct DocumentTable {
     let backend: SharedBackend
     /// The table's name: the collection's.
     let name: String
+    /// How its rowIDs are grouped into pages.
+    let layout: PageLayout
     private var cache = PageCache()
     /// The key sets of the documents read through this table (on the collection's thread).
     private let shapes = ObjectShapes()
     /// The number of documents, counted on first use and kept up to date by commits.
     private var documentCount: Int?
 
-    init(backend: SharedBackend, name: String) {
+    init(backend: SharedBackend, name: String, layout: PageLayout) {
         self.backend = backend
         self.name = name
+        self.layout = layout
     }
 
     /// The key a document's record is checksummed with: its 8-byte big-endian rowID.
@@ -30,7 +39,7 @@ struct DocumentTable {
     /// The stored document `rowID` (with its `"__rowid__"`), or nil.
     mutating func document(_ rowID: Int64) throws -> JSON? {
         guard rowID > 0 else { return nil }
-        let number = RecordPage.number(of: UInt64(rowID))
+        let number = layout.number(of: UInt64(rowID))
         if !cache.holds(number) {
             try backend.readValue(forKey: RecordPage.key(forPage: number), in: name) { bytes in
                 cache.store(bytes, as: number)
@@ -38,7 +47,7 @@ struct DocumentTable {
         }
         return try cache.bytes.withUnsafeBytes { page -> JSON? in
             guard !page.isEmpty else { return nil }
-            let record = try readingPage { try RecordPage.record(of: UInt64(rowID), in: page) }
+            let record = try readingPage { try RecordPage.record(of: UInt64(rowID), in: page, layout: layout) }
             return try record.map { try open($0, rowID: rowID) }
         }
     }
@@ -70,7 +79,7 @@ struct DocumentTable {
     func forEachRecord(_ body: (Int64, UnsafeRawBufferPointer) throws -> Bool) throws {
         try forEachPage { number, page in
             var goesOn = true
-            try RecordPage.forEachRecord(in: page, number: number) { rowID, record in
+            try RecordPage.forEachRecord(in: page, number: number, layout: layout) { rowID, record in
                 if goesOn { goesOn = try body(Int64(bitPattern: rowID), record) }
             }
             return goesOn
@@ -100,26 +109,33 @@ struct DocumentTable {
         var batch = RecordBatch()
         guard let last = rowIDs.last, last > 0 else { return batch }
         batch.reserveCapacity(records: rowIDs.count)
-        // Page number -> the slots wanted in it.
-        var wanted = [UInt32](repeating: 0, count: Int(RecordPage.number(of: UInt64(last))) + 1)
+        // One bit per rowID wanted, and the pages that hold one.
+        var wanted = [UInt64](repeating: 0, count: Int(last >> 6) + 1)
+        var pageIsWanted = [Bool](repeating: false, count: Int(layout.number(of: UInt64(last))) + 1)
         var pageCount = 0
         for rowID in rowIDs where rowID > 0 {
-            let number = Int(RecordPage.number(of: UInt64(rowID)))
-            if wanted[number] == 0 { pageCount += 1 }
-            wanted[number] |= 1 << UInt32(rowID & Int64(RecordPage.capacity - 1))
+            wanted[Int(rowID >> 6)] |= 1 << UInt64(rowID & 63)
+            let number = Int(layout.number(of: UInt64(rowID)))
+            if !pageIsWanted[number] {
+                pageIsWanted[number] = true
+                pageCount += 1
+            }
         }
+        let layout = layout
+        // Constants from here on: a closure reads them without boxes or exclusivity checks.
+        let wantedBits = wanted, wantedPages = pageIsWanted
         func take(_ page: UnsafeRawBufferPointer, number: Int) throws {
-            let slots = wanted[number]
             try readingPage {
-                try RecordPage.forEachRecord(in: page, number: UInt64(number)) { rowID, record in
-                    if slots & (1 << UInt32(rowID & UInt64(RecordPage.capacity - 1))) != 0 {
+                try RecordPage.forEachRecord(in: page, number: UInt64(number), layout: layout) { rowID, record in
+                    let word = Int(rowID >> 6)
+                    if word < wantedBits.count, wantedBits[word] & (1 << (rowID & 63)) != 0 {
                         batch.append(record, rowID: Int64(rowID))
                     }
                 }
             }
         }
         if pageCount * 4 < pageBound {
-            for number in wanted.indices where wanted[number] != 0 {
+            for number in wantedPages.indices where wantedPages[number] {
                 try backend.readValue(forKey: RecordPage.key(forPage: UInt64(number)), in: name) { page in
                     if let page { try take(page, number: number) }
                 }
@@ -131,7 +147,7 @@ struct DocumentTable {
         var visited: [(number: Int, start: Int, end: Int)] = []
         try forEachPage { pageNumber, page in
             let number = Int(pageNumber)
-            guard number < wanted.count, wanted[number] != 0 else { return true }
+            guard number < wantedPages.count, wantedPages[number] else { return true }
             let start = batch.spans.count
             try take(page, number: number)
             visited.append((number, start, batch.spans.count))
@@ -148,7 +164,7 @@ struct DocumentTable {
         if let documentCount { return documentCount }
         var count = 0
         try forEachPage { number, page in
-            count += try RecordPage.recordCount(in: page, number: number)
+            count += try RecordPage.recordCount(in: page, number: number, layout: layout)
             return true
         }
         documentCount = count
@@ -162,7 +178,7 @@ struct DocumentTable {
         do {
             // A page holding a rowID handed out before may have been written.
             return try backend.writePages(records, of: name, into: &batch) { number in
-                RecordPage.firstRowID(ofPage: number) < UInt64(max(firstNewRowID, 0))
+                layout.firstRowID(ofPage: number) < UInt64(max(firstNewRowID, 0))
             }
         } catch let StoreError.corruptRecord(_, rowID) {
             throw DocumentError.corruptDocument(collection: name, rowID: Int64(bitPattern: rowID), reason: "damaged page")

@@ -130,6 +130,15 @@ import Larder
         }
         let record = DocumentRecord.seal(["age": 36], key: DocumentTable.recordKey(1))
         #expect(page == [0x50, 0x01, 0x0D] + record)
+        // RowID 200: page 1, slot 72.
+        try c.insertBatch((2 ... 200).map { ["age": .int(Int64($0))] })
+        let second = try c.withState { state in
+            var bytes: [UInt8] = []
+            try state.backend.readValue(forKey: [0x50, 0, 0, 0, 0, 0, 0, 0, 1], in: "people") { bytes = $0.map(Array.init) ?? [] }
+            return bytes
+        }
+        let last = DocumentRecord.seal(["age": 200], key: DocumentTable.recordKey(200))
+        #expect(Array(second.suffix(last.count + 2)) == [0x48, UInt8(last.count)] + last)
     }
 
     private func order(_ a: [UInt8], _ b: [UInt8]) -> Int {

@@ -215,17 +215,57 @@ import Testing
     @Test func documentsShareAndLeavePages() throws {
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("things")
-        try c.insertBatch((0 ..< 100).map { ["n": .int(Int64($0))] })
-        // rowIDs 1 ... 100 lie in pages 0 ... 3.
+        try c.insertBatch((0 ..< 300).map { ["n": .int(Int64($0))] })
+        // 128 rowIDs a page: rowIDs 1 ... 300 lie in pages 0 ... 2.
         let pages = { try c.withState { try $0.backend.recordCount(in: $0.name) } }
-        #expect(try pages() == 4)
-        #expect(try c.remove(where: "[n] < ?", args: [31]) == 31)   // rowIDs 1 ... 31: page 0
+        #expect(try c.withState { $0.definition.format } == 3)
         #expect(try pages() == 3)
-        #expect(try c.count() == 69)
-        let next = try c.insert(["n": 100])
-        #expect(next == 101)
-        #expect(try temporary.reopen().collection("things").count() == 70)
-        #expect(try temporary.store.collection("things").find(where: "[n] >= ?", args: [99]).map { $0["n"] } == [99, 100])
+        #expect(try c.remove(where: "[n] < ?", args: [127]) == 127)   // rowIDs 1 ... 127: page 0
+        #expect(try pages() == 2)
+        #expect(try c.count() == 173)
+        let next = try c.insert(["n": 300])
+        #expect(next == 301)
+        #expect(try temporary.reopen().collection("things").count() == 174)
+        #expect(try temporary.store.collection("things").find(where: "[n] >= ?", args: [299]).map { $0["n"] } == [299, 300])
+    }
+
+    @Test func aCollectionInFormatTwoKeepsPagesOf32() throws {
+        let temporary = try TemporaryStore()
+        // A collection as format 2 wrote it: 100 documents in pages of 32 rowIDs.
+        let key = CollectionDefinition.metadataKey(for: "old")
+        let definition: JSON = ["format": 2, "nextRowID": 101, "nextIndexID": 1, "indexes": [], "queryable": [],
+                                "aliases": [:], "defaults": [:]]
+        try temporary.store.collection("empty").withState { state in
+            var records = PendingRecords(layout: .objects)
+            for rowID in 1 ... 100 {
+                let record = DocumentRecord.seal(["n": .int(Int64(rowID))], key: DocumentTable.recordKey(Int64(rowID)), isDocument: true)
+                record.withUnsafeBytes { records.add(envelope: $0, rowID: UInt64(rowID)) }
+            }
+            var batch = WriteBatch()
+            _ = try state.backend.writePages(records, of: "old", into: &batch) { _ in false }
+            batch.put(DocumentRecord.seal(definition, key: key), forKey: key, in: DocumentStore.metadataTable)
+            try state.backend.apply(batch)
+        }
+        let store = try temporary.reopen()
+        let old = try store.collection("old")
+        let pages = { try old.withState { try $0.backend.recordCount(in: $0.name) } }
+        #expect(try old.withState { $0.definition.format } == 2)
+        #expect(try pages() == 4)
+        #expect(try old.count() == 100)
+        #expect(try old.findOne(where: "[__rowid__] = ?", args: [64]) == ["n": 64, "__rowid__": 64])
+        #expect(try old.find(where: "[n] >= ?", args: [98]).map { $0["n"] } == [98, 99, 100])
+        // Written in its own layout: page 4 starts at rowID 128.
+        #expect(try old.insertBatch((0 ..< 30).map { ["n": .int(Int64(1_000 + $0))] }) == Array(101 ... 130))
+        #expect(try pages() == 5)
+        try old.addIndex("[n]")
+        #expect(try old.remove(where: "[n] <= ?", args: [31]) == 31)   // rowIDs 1 ... 31: page 0
+        #expect(try pages() == 4)
+        try old.update(["__rowid__": 40, "n": 4_000])
+        let reopened = try temporary.reopen().collection("old")
+        #expect(try reopened.withState { $0.definition.format } == 2)
+        #expect(try reopened.count() == 99)
+        #expect(try reopened.find(where: "[n] > ?", args: [1_028]).map { $0["__rowid__"] } == [40, 130])
+        #expect(try reopened.inconsistentIndexes().isEmpty)
     }
 }
 

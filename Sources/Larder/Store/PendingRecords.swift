@@ -4,7 +4,12 @@
 
 /// The sealed records and deletions of one class in one save.
 package struct PendingRecords {
-    package init() {}
+    /// How the table groups rowIDs into pages.
+    package let layout: PageLayout
+
+    package init(layout: PageLayout = .objects) {
+        self.layout = layout
+    }
 
     /// A record to write (`envelopeCount >= 0`) or a rowID to delete (`envelopeCount == -1`).
     private struct Change {
@@ -73,9 +78,9 @@ package struct PendingRecords {
         try bytes.withUnsafeBytes { all in
             var start = 0
             while start < ordered.count {
-                let number = RecordPage.number(of: ordered[start].rowID)
+                let number = layout.number(of: ordered[start].rowID)
                 var end = start + 1
-                while end < ordered.count, RecordPage.number(of: ordered[end].rowID) == number { end += 1 }
+                while end < ordered.count, layout.number(of: ordered[end].rowID) == number { end += 1 }
                 let key = RecordPage.key(forPage: number)
                 page.removeAll(keepingCapacity: true)
                 var before = 0
@@ -84,10 +89,10 @@ package struct PendingRecords {
                 do {
                     if mayExist {
                         try backend.readValue(forKey: key, in: table) { existing in
-                            (before, after) = try Self.merge(existing, number: number, ordered[start ..< end], all, into: &page)
+                            (before, after) = try merge(existing, number: number, ordered[start ..< end], all, into: &page)
                         }
                     } else {
-                        (before, after) = try Self.merge(nil, number: number, ordered[start ..< end], all, into: &page)
+                        (before, after) = try merge(nil, number: number, ordered[start ..< end], all, into: &page)
                     }
                 } catch let damage as RecordPage.Damage {
                     throw StoreError.corruptRecord(class: table, rowID: damage.firstRowID)
@@ -111,16 +116,17 @@ package struct PendingRecords {
 
     /// Writes page `number` into `page`: the records of `existing` (nil: none) with `changes`
     /// applied. Returns the record counts before and after; after 0, `page` is to be deleted.
-    private static func merge(_ existing: UnsafeRawBufferPointer?, number: UInt64, _ changes: ArraySlice<Change>,
-                              _ all: UnsafeRawBufferPointer, into page: inout [UInt8]) throws -> (Int, Int) {
-        var reader = existing.map { RecordPage.Reader(page: $0, firstRowID: RecordPage.firstRowID(ofPage: number)) }
+    private func merge(_ existing: UnsafeRawBufferPointer?, number: UInt64, _ changes: ArraySlice<Change>,
+                       _ all: UnsafeRawBufferPointer, into page: inout [UInt8]) throws -> (Int, Int) {
+        let layout = layout
+        var reader = existing.map { RecordPage.Reader(page: $0, firstRowID: layout.firstRowID(ofPage: number), layout: layout) }
         try reader?.checkFormat()
         var current = try reader?.next()
         var before = current == nil ? 0 : 1
         var after = 0
         RecordPage.beginPage(in: &page)
         var index = changes.startIndex
-        let slotMask = UInt64(RecordPage.capacity - 1)
+        let slotMask = UInt64(layout.capacity - 1)
         while index < changes.endIndex || current != nil {
             let changeSlot = index < changes.endIndex ? Int(changes[index].rowID & slotMask) : Int.max
             if let (slot, envelope) = current, slot < changeSlot {

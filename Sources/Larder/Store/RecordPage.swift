@@ -8,16 +8,19 @@
 //   value:  [0x50 page format][entry]...                        one or more entries
 //   entry:  [slot = rowID & 31][varint envelope size][envelope]  slots strictly ascending
 //
+// Other tables may group more rowIDs a page (PageLayout; LarderDocuments' collections put
+// 128): the functions that split rowIDs take the layout, class files' by default.
+//
 // The envelope is RecordEnvelope's, with the 8-byte big-endian rowID as its key.
 // docs/FORMAT.md (section 6) has the bytes.
 
 /// The page format of class files.
 package enum RecordPage {
-    /// log2 of the rowIDs per page.
-    package static let slotBits: UInt64 = 5
-    /// RowIDs per page (computed, so that it folds to a constant in hot loops).
+    /// log2 of the rowIDs per page of a class file.
+    package static let slotBits: UInt64 = PageLayout.objects.slotBits
+    /// RowIDs per page of a class file (computed, so that it folds to a constant in hot loops).
     @inline(__always)
-    package static var capacity: Int { 1 << Int(slotBits) }
+    package static var capacity: Int { PageLayout.objects.capacity }
     /// The first byte of a page key.
     package static let keyPrefix: UInt8 = 0x50
     /// The first byte of a page value.
@@ -30,13 +33,14 @@ package enum RecordPage {
         package let firstRowID: UInt64
     }
 
-    /// The page holding `rowID`.
+    /// The class-file page holding `rowID`.
     @inline(__always)
-    package static func number(of rowID: UInt64) -> UInt64 { rowID >> slotBits }
+    package static func number(of rowID: UInt64) -> UInt64 { PageLayout.objects.number(of: rowID) }
 
-    /// The first rowID of page `number` (rowID 0 is never handed out, so page 0 holds 31).
+    /// The first rowID of class-file page `number` (rowID 0 is never handed out, so page 0
+    /// holds 31).
     @inline(__always)
-    package static func firstRowID(ofPage number: UInt64) -> UInt64 { number << slotBits }
+    package static func firstRowID(ofPage number: UInt64) -> UInt64 { PageLayout.objects.firstRowID(ofPage: number) }
 
     /// The key of page `number`.
     package static func key(forPage number: UInt64) -> [UInt8] {
@@ -55,10 +59,10 @@ package enum RecordPage {
 
     /// Calls `body` with the rowID and envelope of every record in page `number`, in rowID
     /// order. Throws ``Damage`` when the bytes do not parse (after the records before it).
-    package static func forEachRecord(in page: UnsafeRawBufferPointer, number: UInt64,
+    package static func forEachRecord(in page: UnsafeRawBufferPointer, number: UInt64, layout: PageLayout = .objects,
                               _ body: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
-        let first = firstRowID(ofPage: number)
-        var reader = Reader(page: page, firstRowID: first)
+        let first = layout.firstRowID(ofPage: number)
+        var reader = Reader(page: page, firstRowID: first, layout: layout)
         try reader.checkFormat()
         while let (slot, envelope) = try reader.next() {
             try body(first | UInt64(slot), envelope)
@@ -67,9 +71,10 @@ package enum RecordPage {
 
     /// The envelope of `rowID` in `page` (the page that holds it), or nil when the page has
     /// no record for it.
-    package static func record(of rowID: UInt64, in page: UnsafeRawBufferPointer) throws(Damage) -> UnsafeRawBufferPointer? {
-        let wanted = Int(rowID & UInt64(capacity - 1))
-        var reader = Reader(page: page, firstRowID: firstRowID(ofPage: number(of: rowID)))
+    package static func record(of rowID: UInt64, in page: UnsafeRawBufferPointer,
+                               layout: PageLayout = .objects) throws(Damage) -> UnsafeRawBufferPointer? {
+        let wanted = layout.slot(of: rowID)
+        var reader = Reader(page: page, firstRowID: layout.firstRowID(ofPage: layout.number(of: rowID)), layout: layout)
         try reader.checkFormat()
         while let (slot, envelope) = try reader.next() {
             if slot == wanted { return envelope }
@@ -79,8 +84,9 @@ package enum RecordPage {
     }
 
     /// The number of records in `page`.
-    package static func recordCount(in page: UnsafeRawBufferPointer, number: UInt64) throws(Damage) -> Int {
-        var reader = Reader(page: page, firstRowID: firstRowID(ofPage: number))
+    package static func recordCount(in page: UnsafeRawBufferPointer, number: UInt64,
+                                    layout: PageLayout = .objects) throws(Damage) -> Int {
+        var reader = Reader(page: page, firstRowID: layout.firstRowID(ofPage: number), layout: layout)
         try reader.checkFormat()
         var count = 0
         while try reader.next() != nil { count += 1 }
@@ -104,12 +110,15 @@ package enum RecordPage {
     struct Reader {
         let page: UnsafeRawBufferPointer
         let firstRowID: UInt64
+        /// Slots at or past this are damage.
+        private let capacity: Int
         private var position = 1
         private var lastSlot = -1
 
-        init(page: UnsafeRawBufferPointer, firstRowID: UInt64) {
+        init(page: UnsafeRawBufferPointer, firstRowID: UInt64, layout: PageLayout = .objects) {
             self.page = page
             self.firstRowID = firstRowID
+            capacity = layout.capacity
         }
 
         func checkFormat() throws(Damage) {
@@ -122,7 +131,7 @@ package enum RecordPage {
             let count = page.count
             guard position < count, let base = page.baseAddress else { return nil }
             let slot = Int(base.load(fromByteOffset: position, as: UInt8.self))
-            guard slot > lastSlot, slot < RecordPage.capacity else { throw Damage(firstRowID: firstRowID) }
+            guard slot > lastSlot, slot < capacity else { throw Damage(firstRowID: firstRowID) }
             position &+= 1
             var size = 0
             var shift = 0

@@ -45,8 +45,9 @@ extension CollectionState {
     /// The stored record of document `rowID` (empty when none), read from its page.
     func rawRecord(_ rowID: Int64) throws -> [UInt8] {
         var record: [UInt8] = []
-        try backend.readValue(forKey: RecordPage.key(forPage: RecordPage.number(of: UInt64(rowID))), in: name) { page in
-            guard let page, let found = try RecordPage.record(of: UInt64(rowID), in: page) else { return }
+        let layout = documents.layout
+        try backend.readValue(forKey: RecordPage.key(forPage: layout.number(of: UInt64(rowID))), in: name) { page in
+            guard let page, let found = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout) else { return }
             record = Array(found)
         }
         return record
@@ -55,7 +56,7 @@ extension CollectionState {
     /// Stores `record` as document `rowID`'s record in its page, behind the collection's back
     /// (its cache, index entries and checks).
     func replaceRawRecord(_ rowID: Int64, with record: [UInt8]) throws {
-        var records = PendingRecords()
+        var records = PendingRecords(layout: documents.layout)
         record.withUnsafeBytes { records.add(envelope: $0, rowID: UInt64(rowID)) }
         var batch = WriteBatch()
         _ = try backend.writePages(records, of: name, into: &batch) { _ in true }
