@@ -144,10 +144,13 @@ enum JSONBinary {
         }
 
         /// The UTF-8 of a string, not yet checked.
+        @inline(__always)
         mutating func stringBytes() throws -> UnsafeRawBufferPointer {
+            // `count()` checked that `length` bytes are left.
             let length = try count()
-            defer { offset += length }
-            return UnsafeRawBufferPointer(rebasing: bytes[offset ..< offset + length])
+            let start = offset
+            offset &+= length
+            return UnsafeRawBufferPointer(start: bytes.baseAddress.map { $0 + start }, count: length)
         }
 
         mutating func string() throws -> String {
