@@ -1,8 +1,9 @@
 // ObjectShapes: the key sets of objects already decoded, each with an empty dictionary of
 // those keys. Documents of a collection mostly share their keys; decoding one more object of
 // a known key set copies that dictionary (a copy keeps its buckets, seed and indices) and
-// sets each member by index: no key strings are made and nothing is hashed. One per
-// decoding thread; it is not shared.
+// sets each member by index: no key strings are made and nothing is hashed. Used by one
+// thread at a time: each decoding thread has its own, and a collection's (for its point
+// reads and scans) is used under the collection's lock.
 
 /// Dictionaries ready to be filled, one per key set decoded so far.
 final class ObjectShapes {
@@ -75,7 +76,7 @@ final class ObjectShapes {
     static let capacity = 32
 
     /// The key sets; of those with as many keys, the most recently used comes first.
-    /// (One decoding thread owns these: no exclusivity checks needed.)
+    /// (One thread at a time uses these: no exclusivity checks needed.)
     @exclusivity(unchecked) private(set) var shapes: [Shape] = []
     /// Objects decoded from a known key set, and member by member.
     @exclusivity(unchecked) private(set) var hits = 0, misses = 0
