@@ -126,9 +126,8 @@ package struct PendingRecords {
         var after = 0
         RecordPage.beginPage(in: &page)
         var index = changes.startIndex
-        let slotMask = UInt64(layout.capacity - 1)
         while index < changes.endIndex || current != nil {
-            let changeSlot = index < changes.endIndex ? Int(changes[index].rowID & slotMask) : Int.max
+            let changeSlot = index < changes.endIndex ? layout.slot(of: changes[index].rowID) : Int.max
             if let (slot, envelope) = current, slot < changeSlot {
                 RecordPage.appendEntry(slot: slot, envelope: envelope, to: &page)
                 after += 1
@@ -137,7 +136,7 @@ package struct PendingRecords {
                 continue
             }
             // The last change of this slot wins; it replaces the file's record of the slot.
-            while index + 1 < changes.endIndex, Int(changes[index + 1].rowID & slotMask) == changeSlot { index += 1 }
+            while index + 1 < changes.endIndex, layout.slot(of: changes[index + 1].rowID) == changeSlot { index += 1 }
             let change = changes[index]
             index += 1
             if let (slot, _) = current, slot == changeSlot {

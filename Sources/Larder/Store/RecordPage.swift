@@ -14,13 +14,8 @@
 // The envelope is RecordEnvelope's, with the 8-byte big-endian rowID as its key.
 // docs/FORMAT.md (section 6) has the bytes.
 
-/// The page format of class files.
+/// The page format of class files (and, with a layout of their own, of document collections).
 package enum RecordPage {
-    /// log2 of the rowIDs per page of a class file.
-    package static let slotBits: UInt64 = PageLayout.objects.slotBits
-    /// RowIDs per page of a class file (computed, so that it folds to a constant in hot loops).
-    @inline(__always)
-    package static var capacity: Int { PageLayout.objects.capacity }
     /// The first byte of a page key.
     package static let keyPrefix: UInt8 = 0x50
     /// The first byte of a page value.
