@@ -124,23 +124,16 @@ enum JSONBinary {
         /// A count or length: how many elements or bytes follow, each at least one byte.
         @inline(__always)
         mutating func count() throws -> Int {
-            // Most are one byte, and well within the bytes left.
-            if offset < bytes.count, let base = bytes.baseAddress {
-                let first = Int(base.load(fromByteOffset: offset, as: UInt8.self))
-                if first < 0x80 && first < bytes.count &- offset {
-                    offset &+= 1
-                    return first
-                }
-            }
-            return try longCount()
-        }
-
-        @inline(never)
-        mutating func longCount() throws -> Int {
             let value = try varint()
             // Every element takes at least one byte: a larger count is damage.
-            guard value <= UInt64(bytes.count - offset) else { throw DecodingFailure(reason: "count past the end at \(offset)") }
+            guard value <= UInt64(bytes.count &- offset) else { throw countPastTheEnd() }
             return Int(value)
+        }
+
+        /// Out of line: the message is built only for damage.
+        @inline(never)
+        func countPastTheEnd() -> DecodingFailure {
+            DecodingFailure(reason: "count past the end at \(offset)")
         }
 
         /// The UTF-8 of a string, not yet checked.
