@@ -21,9 +21,7 @@ struct IndexTable {
     func forEachEntry(from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
                       _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
         if reverse { return try forEachEntryBackwards(from: start, through: end, body) }
-        // The run holding `start` begins at or before it.
-        let first = try start.flatMap { try runKey(atOrBefore: $0) }
-        try backend.forEachRecord(in: name, from: first ?? start, through: end, reverse: false) { key, value in
+        try forEachRun(from: start, through: end) { key, value in
             var goesOn = true
             try checked {
                 try IndexRun.forEachEntry(key: key, value: value) { entry in
@@ -67,8 +65,7 @@ struct IndexTable {
         var pendingKey: [UInt8] = []
         var pendingValue: [UInt8] = []
         var pendingCount: Int?
-        let first = try start.flatMap { try runKey(atOrBefore: $0) }
-        try backend.forEachRecord(in: name, from: first ?? start, through: end, reverse: false) { key, value in
+        try forEachRun(from: start, through: end) { key, value in
             // A run starting at or before `end` follows: the pending run ends inside the range.
             if let count = pendingCount { total += count }
             pendingCount = nil
@@ -105,14 +102,12 @@ struct IndexTable {
         return count
     }
 
-    /// The key of the last run that starts at or before `key`.
-    private func runKey(atOrBefore key: [UInt8]) throws -> [UInt8]? {
-        var found: [UInt8]?
-        try backend.forEachRecord(in: name, from: nil, through: key, reverse: true) { runKey, _ in
-            found = Array(runKey)
-            return false
-        }
-        return found
+    /// Calls `body` with the runs that may hold entries from `start` through `end`, in order:
+    /// from the one holding `start` (the last that begins at or before it) on.
+    private func forEachRun(from start: [UInt8]?, through end: [UInt8]?,
+                            _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        guard let start else { return try backend.forEachRecord(in: name, from: nil, through: end, reverse: false, body) }
+        try backend.forEachRecord(in: name, holding: start, through: end, body)
     }
 
     /// A stored run as read for a merge: its key and value (none for the changes before the

@@ -37,6 +37,11 @@ final class SharedBackend: @unchecked Sendable {
         try locked { try backend.forEachRecord(in: table, from: start, through: end, reverse: reverse, body) }
     }
 
+    func forEachRecord(in table: String, holding start: [UInt8], through end: [UInt8]?,
+                       _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try locked { try backend.forEachRecord(in: table, holding: start, through: end, body) }
+    }
+
     func recordCount(in table: String) throws -> Int {
         try locked { try backend.recordCount(in: table) }
     }

@@ -66,6 +66,64 @@ import Testing
         try backend.close()
     }
 
+    /// A backend that forwards to Tokyo Cabinet but has only the protocol's own scan from the
+    /// record holding a key.
+    private final class ForwardingBackend: Backend {
+        let base: TokyoCabinetBackend
+        init(_ base: TokyoCabinetBackend) { self.base = base }
+        func readValue(forKey key: [UInt8], in table: String, _ body: (UnsafeRawBufferPointer?) throws -> Void) throws {
+            try base.readValue(forKey: key, in: table, body)
+        }
+        func forEachRecord(in table: String, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+            try base.forEachRecord(in: table, body)
+        }
+        func forEachRecord(in table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+                           _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+            try base.forEachRecord(in: table, from: start, through: end, reverse: reverse, body)
+        }
+        func recordCount(in table: String) throws -> Int { try base.recordCount(in: table) }
+        func apply(_ batch: WriteBatch) throws { try base.apply(batch) }
+        func close() throws { try base.close() }
+    }
+
+    @Test func aScanHoldingAKeyStartsAtTheLastRecordAtOrBeforeIt() throws {
+        let directory = TemporaryDirectory()
+        let tokyoCabinet = try TokyoCabinetBackend(path: directory.path)
+        try fill(tokyoCabinet)
+        for backend in [tokyoCabinet, ForwardingBackend(tokyoCabinet)] as [any Backend] {
+            func keys(holding start: [UInt8], through end: [UInt8]?, stopAfter limit: Int = .max) throws -> [Int] {
+                var keys: [Int] = []
+                try backend.forEachRecord(in: "t.idx", holding: start, through: end) { key, _ in
+                    keys.append(Int(key[1]))
+                    return keys.count < limit
+                }
+                return keys
+            }
+            // Between keys, the record before; on a key, that record.
+            #expect(try keys(holding: [7, 11], through: [7, 16]) == [10, 12, 14, 16])
+            #expect(try keys(holding: [7, 10], through: [7, 15]) == [10, 12, 14])
+            // Before every key, the first record; past every key, the last.
+            #expect(try keys(holding: [6], through: [7, 4]) == [0, 2, 4])
+            #expect(try keys(holding: [7, 0], through: [7, 0]) == [0])
+            #expect(try keys(holding: [8], through: nil) == [98])
+            #expect(try keys(holding: [7, 99], through: nil) == [98])
+            // The end bounds the keys, and the body can stop the scan.
+            #expect(try keys(holding: [7, 11], through: [7, 9]).isEmpty)
+            #expect(try keys(holding: [7, 51], through: nil, stopAfter: 3) == [50, 52, 54])
+            #expect(try keys(holding: [7, 51], through: nil).count == 25)
+            var none = 0
+            try backend.forEachRecord(in: "empty.idx", holding: [7], through: nil) { _, _ in
+                none += 1
+                return true
+            }
+            #expect(none == 0)
+        }
+        #expect(throws: StoreError.unorderedTable("Song")) {
+            try tokyoCabinet.forEachRecord(in: "Song", holding: [1], through: nil) { _, _ in true }
+        }
+        try tokyoCabinet.close()
+    }
+
     @Test func aHashTableRefusesRangeScans() throws {
         let directory = TemporaryDirectory()
         let backend = try TokyoCabinetBackend(path: directory.path)

@@ -35,6 +35,15 @@ public protocol Backend: AnyObject {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws
 
+    /// Calls `body` with the records of an ordered `table` in ascending key order, from the
+    /// one that holds `start` when each record covers the keys up to the next one (the last
+    /// record whose key is at or before `start`, or the first record when none is) through
+    /// the last whose key is at or before `end` (nil is open), until `body` returns false.
+    func forEachRecord(
+        in table: String, holding start: [UInt8], through end: [UInt8]?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws
+
     /// The number of records in `table` (0 for a table never written).
     func recordCount(in table: String) throws -> Int
 
@@ -77,6 +86,23 @@ extension Backend {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         throw StoreError.unorderedTable(table)
+    }
+
+    /// Finds the record holding `start` with a backward scan, then scans forward from it.
+    ///
+    /// ```swift
+    /// try backend.forEachRecord(in: "people.0.idx", holding: [0x10, 0x41], through: nil) { _, _ in true }
+    /// ```
+    public func forEachRecord(
+        in table: String, holding start: [UInt8], through end: [UInt8]?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        var first: [UInt8]?
+        try forEachRecord(in: table, from: nil, through: start, reverse: true) { key, _ in
+            first = Array(key)
+            return false
+        }
+        try forEachRecord(in: table, from: first, through: end, reverse: false, body)
     }
 
     /// Backends are writable unless they say otherwise.

@@ -72,8 +72,12 @@ internal final class BTreeDatabase {
     /// Calls `body` with the records whose keys lie between `start` and `end` (both
     /// inclusive; nil is open), in ascending key order or descending when `reverse`, until it
     /// returns false.
+    ///
+    /// With `backingUp`, a forward scan starts one record earlier when `start` is not itself a
+    /// key: at the last key before it (or the first key, when none is before it), the record
+    /// that holds `start` in a table whose records cover ranges of keys.
     func forEachRecord(
-        from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+        from start: [UInt8]?, through end: [UInt8]?, reverse: Bool, backingUp: Bool = false,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         let handle = try openHandle()
@@ -81,11 +85,21 @@ internal final class BTreeDatabase {
         defer { tcbdbcurdel(cursor) }
         // Forward scans start at the first key >= start; reverse scans at the last key <= end.
         let bound = reverse ? end : start
-        let positioned: Bool
+        var positioned: Bool
         if let bound {
             positioned = bound.withUnsafeBytes { bytes in
                 reverse ? tcbdbcurjumpback(cursor, bytes.baseAddress, Int32(bytes.count))
                         : tcbdbcurjump(cursor, bytes.baseAddress, Int32(bytes.count))
+            }
+            if backingUp, !reverse {
+                // A forward jump is cheap where a backward one is not: step back from it.
+                positioned = bound.withUnsafeBytes { bound in
+                    guard positioned else { return tcbdbcurlast(cursor) }
+                    var keySize: Int32 = 0
+                    guard let key = tcbdbcurkey3(cursor, &keySize) else { return false }
+                    if ByteOrder.compare(UnsafeRawBufferPointer(start: key, count: Int(keySize)), bound) == 0 { return true }
+                    return tcbdbcurprev(cursor) || tcbdbcurfirst(cursor)
+                }
             }
         } else {
             positioned = reverse ? tcbdbcurlast(cursor) : tcbdbcurfirst(cursor)

@@ -157,6 +157,23 @@ public final class TokyoCabinetBackend: Backend {
         try database.forEachRecord(from: start, through: end, reverse: reverse, body)
     }
 
+    /// Calls `body` with the records of the ordered table `table` in ascending key order,
+    /// from the one that holds `start` (the last whose key is at or before it, or the first
+    /// when none is) through the last whose key is at or before `end` (nil is open), until it
+    /// returns false: the runs of entries of an index that a range starting at `start` meets.
+    ///
+    /// ```swift
+    /// try backend.forEachRecord(in: "people.0.idx", holding: [0x10, 0x41], through: [0x10, 0xFF]) { key, _ in true }
+    /// ```
+    public func forEachRecord(
+        in table: String, holding start: [UInt8], through end: [UInt8]?,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        guard Self.isOrderedTable(table) else { throw StoreError.unorderedTable(table) }
+        guard let database = try database(for: table) as? BTreeDatabase else { return }
+        try database.forEachRecord(from: start, through: end, reverse: false, backingUp: true, body)
+    }
+
     /// The number of records in `table` (`tchdbrnum`); 0 for a table with no file yet.
     ///
     /// ```swift
