@@ -82,7 +82,7 @@ final class CollectionState: DocumentSource {
         let pageBound = Int(documents.layout.number(of: UInt64(max(definition.nextRowID, 1)))) + 1
         let batch = try documents.records(of: wanted, pageBound: pageBound)
         let name = name
-        var found = try batch.decode { record, rowID, shapes in
+        var found = try batch.decode(shapes: documents.shapes) { record, rowID, shapes in
             try DocumentTable.open(record, rowID: rowID, collection: name, shapes: shapes)
         }
         // Caching every document in turn would leave the last ones: cache only those.

@@ -21,7 +21,7 @@ struct DocumentTable {
     let layout: PageLayout
     private var cache = PageCache()
     /// The key sets of the documents read through this table (on the collection's thread).
-    private let shapes = ObjectShapes()
+    let shapes = ObjectShapes()
     /// The number of documents, counted on first use and kept up to date by commits.
     private var documentCount: Int?
 
@@ -109,17 +109,24 @@ struct DocumentTable {
         var batch = RecordBatch()
         guard let last = rowIDs.last, last > 0 else { return batch }
         batch.reserveCapacity(records: rowIDs.count)
+        let wantedRowIDs = rowIDs.drop { $0 <= 0 }
+        // Each page's rowIDs are consecutive in `wantedRowIDs`.
+        var pageCount = 0
+        var previous = UInt64.max
+        for rowID in wantedRowIDs where layout.number(of: UInt64(rowID)) != previous {
+            previous = layout.number(of: UInt64(rowID))
+            pageCount += 1
+        }
+        if pageCount * 4 < pageBound {
+            try readPages(of: wantedRowIDs, into: &batch)
+            return batch
+        }
         // One bit per rowID wanted, and the pages that hold one.
         var wanted = [UInt64](repeating: 0, count: Int(last >> 6) + 1)
         var pageIsWanted = [Bool](repeating: false, count: Int(layout.number(of: UInt64(last))) + 1)
-        var pageCount = 0
-        for rowID in rowIDs where rowID > 0 {
+        for rowID in wantedRowIDs {
             wanted[Int(rowID >> 6)] |= 1 << UInt64(rowID & 63)
-            let number = Int(layout.number(of: UInt64(rowID)))
-            if !pageIsWanted[number] {
-                pageIsWanted[number] = true
-                pageCount += 1
-            }
+            pageIsWanted[Int(layout.number(of: UInt64(rowID)))] = true
         }
         let layout = layout
         // Constants from here on: a closure reads them without boxes or exclusivity checks.
@@ -133,14 +140,6 @@ struct DocumentTable {
                     }
                 }
             }
-        }
-        if pageCount * 4 < pageBound {
-            for number in wantedPages.indices where wantedPages[number] {
-                try backend.readValue(forKey: RecordPage.key(forPage: UInt64(number)), in: name) { page in
-                    if let page { try take(page, number: number) }
-                }
-            }
-            return batch
         }
         // Pages come in storage order: note where each page's records went, then put the
         // spans in page order.
@@ -157,6 +156,35 @@ struct DocumentTable {
         let spans = batch.spans
         batch.spans = visited.flatMap { spans[$0.start ..< $0.end] }
         return batch
+    }
+
+    /// Adds to `batch` the records of `rowIDs` (ascending, positive), reading their pages one
+    /// by one. A page's only wanted record is found by walking the page up to it; several are
+    /// picked out in one walk of the whole page.
+    private func readPages(of rowIDs: ArraySlice<Int64>, into batch: inout RecordBatch) throws {
+        var start = rowIDs.startIndex
+        while start < rowIDs.endIndex {
+            let number = layout.number(of: UInt64(rowIDs[start]))
+            var end = start + 1
+            while end < rowIDs.endIndex, layout.number(of: UInt64(rowIDs[end])) == number { end += 1 }
+            let wanted = rowIDs[start ..< end]
+            try backend.readValue(forKey: RecordPage.key(forPage: number), in: name) { page in
+                guard let page else { return }
+                try readingPage {
+                    if let rowID = wanted.first, wanted.count == 1 {
+                        let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout)
+                        if let record { batch.append(record, rowID: rowID) }
+                        return
+                    }
+                    var next = wanted.startIndex
+                    try RecordPage.forEachRecord(in: page, number: number, layout: layout) { rowID, record in
+                        while next < wanted.endIndex, UInt64(wanted[next]) < rowID { next += 1 }
+                        if next < wanted.endIndex, UInt64(wanted[next]) == rowID { batch.append(record, rowID: Int64(rowID)) }
+                    }
+                }
+            }
+            start = end
+        }
     }
 
     /// The number of documents.

@@ -62,7 +62,13 @@ struct QueryExecutor {
                 guard consider(rowID, document) else { break }
             }
         case let .index(scan) where wanted != nil:
-            // Few documents are wanted: read them one at a time, until enough matched.
+            // An exact scan in the final order names the rows by itself: read them together.
+            if expression == nil, orderBy.isEmpty || isFinalOrder, let wanted,
+               let rows = try firstRows(of: scan, count: wanted) {
+                matches = rows
+                break
+            }
+            // Else few documents are wanted: read them one at a time, until enough matched.
             try forEachRowID(scan) { rowID in
                 guard let document = try source.document(rowID) else { return true }
                 return consider(rowID, document)
@@ -110,6 +116,24 @@ struct QueryExecutor {
             return true
         }
         return count
+    }
+
+    /// The documents of the first `count` distinct rowIDs of `scan`, in scan order, read as one
+    /// batch (each page once, records copied straight out of it); nil when one of them is
+    /// missing, so that the caller reads on past it.
+    private func firstRows(of scan: IndexScan, count: Int) throws -> [(rowID: Int64, document: JSON)]? {
+        var rowIDs: [Int64] = []
+        try forEachRowID(scan) { rowID in
+            rowIDs.append(rowID)
+            return rowIDs.count < count
+        }
+        // The batch comes in rowID order: put each document back in its place in the scan.
+        let found = try source.documents(rowIDs)
+        let places = rowIDs.indices.sorted { rowIDs[$0] < rowIDs[$1] }
+        guard found.count == rowIDs.count, zip(places, found).allSatisfy({ rowIDs[$0] == $1.rowID }) else { return nil }
+        var rows = found
+        for (place, row) in zip(places, found) { rows[place] = row }
+        return rows
     }
 
     /// Calls `body` with each distinct rowID of the scan's ranges, in scan order, until it

@@ -32,12 +32,12 @@ struct RecordBatch {
     /// The records' rowIDs and documents, in order, decoded by `open` (called with a record,
     /// its rowID and the key sets its thread has decoded) on as many threads as the machine
     /// has cores when the batch is large. Each thread writes its documents straight into
-    /// their places in the result.
-    func decode(_ open: @Sendable (UnsafeRawBufferPointer, Int64, ObjectShapes) throws -> JSON) throws -> [(rowID: Int64, document: JSON)] {
+    /// their places in the result. A small batch is decoded on the calling thread, with
+    /// `shapes` (that thread's key sets).
+    func decode(shapes: ObjectShapes, _ open: @Sendable (UnsafeRawBufferPointer, Int64, ObjectShapes) throws -> JSON) throws -> [(rowID: Int64, document: JSON)] {
         let spans = spans
         return try bytes.withUnsafeBytes { bytes in
             guard spans.count >= Self.parallelThreshold else {
-                let shapes = ObjectShapes()
                 return try spans.map { span in
                     (span.rowID, try open(UnsafeRawBufferPointer(rebasing: bytes[span.start ..< span.start + span.count]), span.rowID, shapes))
                 }

@@ -129,6 +129,25 @@ import Testing
         #expect(try c.withState { try $0.backend.recordCount(in: $0.name) } == 0)
     }
 
+    @Test func anOrderedLimitReadsOnPastDocumentsItsIndexNamesButThatAreGone() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("things")
+        try c.addIndex("[n]")
+        try c.insertBatch((1 ... 300).map { ["n": .int(Int64($0))] })
+        c.cacheSize = 0
+        let orderedLimit = { try c.find(where: "[n] >= ?", args: [125], orderBy: "[n]", limit: 5).map { $0["n"].intValue ?? 0 } }
+        #expect(try orderedLimit() == [125, 126, 127, 128, 129])
+        // Page 1 (rowIDs 128 to 255) goes behind the index's back, as damage would take it.
+        try c.withState { state in
+            var batch = WriteBatch()
+            batch.removeValue(forKey: RecordPage.key(forPage: 1), in: state.name)
+            try state.backend.apply(batch)
+        }
+        #expect(try orderedLimit() == [125, 126, 127, 256, 257])
+        #expect(try c.find(where: "[n] >= ?", args: [125], orderBy: "[n]", limit: 2, offset: 2).map { $0["n"].intValue ?? 0 } == [127, 256])
+        #expect(try c.find(where: "[n] >= ?", args: [128], orderBy: "[n]", limit: 1).map { $0["n"].intValue ?? 0 } == [256])
+    }
+
     @Test func aDamagedRunIsATypedErrorAndNothingIsWrittenOverIt() throws {
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("things")
