@@ -20,12 +20,35 @@ struct IndexScan: Equatable, Sendable {
     /// The ranges hold exactly the matching documents: no need to evaluate the WHERE, and a
     /// count needs no document.
     var isExact = false
-    /// What `explain` prints.
-    var description: String
-    /// How many leading keys the ranges fix to values.
-    var usedKeys = 0
-    /// The key after them that the ranges bound, if any.
+    /// The values each leading key is fixed to (one list per key the ranges use).
+    var fixedValues: [[JSON]] = []
+    /// The key after them that the ranges bound, if any, and its bounds.
     var rangeKey: SortKey?
+    var lower: Bound?
+    var upper: Bound?
+
+    /// One end of a range: a value, and whether the range includes it.
+    struct Bound: Equatable, Sendable {
+        var value: JSON
+        var inclusive: Bool
+    }
+
+    /// How many leading keys the ranges fix to values.
+    var usedKeys: Int { fixedValues.count }
+
+    /// What `explain` prints (built only then: a query does not pay for it).
+    var description: String {
+        var parts = zip(index.keys, fixedValues).map { key, values in
+            values.count == 1 ? "\(key.path) = \(values[0])"
+                              : "\(key.path) IN (\(values.map(\.description).joined(separator: ", ")))"
+        }
+        if let rangeKey, lower != nil || upper != nil {
+            let ends = [lower.map { "\(rangeKey.path) \($0.inclusive ? ">=" : ">") \($0.value)" },
+                        upper.map { "\(rangeKey.path) \($0.inclusive ? "<=" : "<") \($0.value)" }]
+            parts.append("range " + ends.compactMap { $0 }.joined(separator: " AND "))
+        }
+        return "index \(index.name): " + (parts.isEmpty ? "every entry" : parts.joined(separator: ", "))
+    }
 }
 
 /// How a query is run.
@@ -49,8 +72,8 @@ struct QueryPlanner {
     private struct Constraint {
         var equalValues: [JSON]?
         var fromContains = false
-        var lower: (value: JSON, inclusive: Bool)?
-        var upper: (value: JSON, inclusive: Bool)?
+        var lower: IndexScan.Bound?
+        var upper: IndexScan.Bound?
     }
 
     func plan(where expression: QueryExpression?, orderBy: [SortKey], limit: Int?) -> QueryPlan {
@@ -84,8 +107,7 @@ struct QueryPlanner {
             for index in indexes where !index.isMultiValued {
                 if let reverse = Self.order(of: index, from: 0, satisfies: orderBy) {
                     return .index(IndexScan(index: index, ranges: [KeyRange(start: nil, end: nil)], reverse: reverse,
-                                            isOrdered: true, isExact: expression == nil,
-                                            description: "index \(index.name): every entry"))
+                                            isOrdered: true, isExact: expression == nil))
                 }
             }
         }
@@ -95,16 +117,14 @@ struct QueryPlanner {
     private func indexPlan(_ index: IndexDefinition, equalCount: Int, hasRange: Bool,
                            constraints: [FieldPath: Constraint], orderBy: [SortKey]) -> IndexScan {
         var prefixes: [[UInt8]] = [[]]
-        var parts: [String] = []
-        var used = 0
+        var fixedValues: [[JSON]] = []
         for key in index.keys.prefix(equalCount) {
             let values = Self.distinct(constraints[key.path]?.equalValues ?? [])
             guard prefixes.count * values.count <= Self.maximumRanges else { break }
             prefixes = prefixes.flatMap { prefix in values.map { prefix + IndexKey.encode($0, descending: key.descending) } }
-            parts.append(values.count == 1 ? "\(key.path) = \(values[0])"
-                                           : "\(key.path) IN (\(values.map(\.description).joined(separator: ", ")))")
-            used += 1
+            fixedValues.append(values)
         }
+        let used = fixedValues.count
         var ranges: [KeyRange] = []
         let rangeKey = hasRange && used == equalCount ? index.keys[used] : nil
         let constraint = rangeKey.flatMap { constraints[$0.path] }
@@ -130,12 +150,6 @@ struct QueryPlanner {
             }
             ranges.append(KeyRange(start: start, end: end))
         }
-        if let rangeKey, let constraint {
-            var text: [String] = []
-            if let lower = constraint.lower { text.append("\(rangeKey.path) \(lower.inclusive ? ">=" : ">") \(lower.value)") }
-            if let upper = constraint.upper { text.append("\(rangeKey.path) \(upper.inclusive ? "<=" : "<") \(upper.value)") }
-            parts.append("range " + text.joined(separator: " AND "))
-        }
         var reverse = false
         var isOrdered = false
         if !orderBy.isEmpty, ranges.count == 1, !index.isMultiValued,
@@ -143,9 +157,8 @@ struct QueryPlanner {
             reverse = direction
             isOrdered = true
         }
-        return IndexScan(index: index, ranges: ranges, reverse: reverse, isOrdered: isOrdered,
-                         description: "index \(index.name): " + parts.joined(separator: ", "),
-                         usedKeys: used, rangeKey: rangeKey)
+        return IndexScan(index: index, ranges: ranges, reverse: reverse, isOrdered: isOrdered, fixedValues: fixedValues,
+                         rangeKey: rangeKey, lower: constraint?.lower, upper: constraint?.upper)
     }
 
     /// True when the scan's ranges hold exactly the documents all `conjuncts` match: each is
@@ -239,11 +252,11 @@ struct QueryPlanner {
         case .greater, .greaterOrEqual:
             let inclusive = comparison == .greaterOrEqual
             if let lower = constraint.lower, JSON.compare(lower.value, value) > 0 { break }
-            constraint.lower = (value, inclusive && (constraint.lower.map { JSON.compare($0.value, value) != 0 || $0.inclusive } ?? true))
+            constraint.lower = IndexScan.Bound(value: value, inclusive: inclusive && (constraint.lower.map { JSON.compare($0.value, value) != 0 || $0.inclusive } ?? true))
         case .less, .lessOrEqual:
             let inclusive = comparison == .lessOrEqual
             if let upper = constraint.upper, JSON.compare(upper.value, value) < 0 { break }
-            constraint.upper = (value, inclusive && (constraint.upper.map { JSON.compare($0.value, value) != 0 || $0.inclusive } ?? true))
+            constraint.upper = IndexScan.Bound(value: value, inclusive: inclusive && (constraint.upper.map { JSON.compare($0.value, value) != 0 || $0.inclusive } ?? true))
         }
         result[path] = constraint
     }
