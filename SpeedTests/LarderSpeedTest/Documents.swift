@@ -1,6 +1,6 @@
 // Documents: the Documents workload on LarderDocuments (see UserDocuments in SpeedSupport):
-// insertBatch, equality find, range find with orderBy + limit 20, array-contains find, count,
-// and update of 10% of the documents.
+// insertBatch, equality find, range find with orderBy + limit 20 (once, then from 100 starts),
+// array-contains find, count, and update of 10% of the documents.
 
 import Foundation
 import Larder
@@ -34,6 +34,16 @@ func documents() throws {
         let found = try users.find(where: "[last_name] >= ?", args: [.string(UserDocuments.rangeStart)],
                                    orderBy: "[last_name], [first_name]", limit: 20)
         return (found.count, "first_id_\(found.first?["__rowid__"].intValue ?? 0)")
+    }
+    try reporter.measure(phase: "findRange100", storePath: path) {
+        var rows = 0, firstIDs: Int64 = 0
+        for start in UserDocuments.rangeStarts {
+            let found = try users.find(where: "[last_name] >= ?", args: [.string(start)],
+                                       orderBy: "[last_name], [first_name]", limit: 20)
+            rows += found.count
+            firstIDs += found.first?["__rowid__"].intValue ?? 0
+        }
+        return (rows, "first_ids_\(firstIDs)")
     }
     try reporter.measure(phase: "findTag", storePath: path) {
         let found = try users.find(where: "[tags] CONTAINS ?", args: [.string(UserDocuments.findTag)])

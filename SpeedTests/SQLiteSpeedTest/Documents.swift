@@ -69,6 +69,25 @@ func documents() {
         }))
         statement.finalize()
     }
+    // The range find again from 100 starts, one prepared statement.
+    let range = db.prepare(finds[1].sql)
+    timings.append(("findRange100", timed {
+        var rows = 0
+        var firstIDs: Int64 = 0
+        for start in UserDocuments.rangeStarts {
+            range.bind(1, start)
+            var first: Int64?
+            while range.step() {
+                _ = range.text(1)
+                first = first ?? range.int64(0)
+                rows += 1
+            }
+            range.reset()
+            firstIDs += first ?? 0
+        }
+        return (rows, "first_ids_\(firstIDs)")
+    }))
+    range.finalize()
     let count = db.prepare("SELECT count(*) FROM users WHERE json_extract(doc, '$.address.country') = ?")
     timings.append(("count", timed {
         count.bind(1, UserDocuments.countCountry)

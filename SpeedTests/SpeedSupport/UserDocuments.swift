@@ -31,6 +31,9 @@ public enum UserDocuments {
     public static let findCountry = "FR"
     /// The range find: `[last_name] >= rangeStart`, ordered by last then first name, 20 rows.
     public static let rangeStart = "Last1500"
+    /// The repeated range find: the same query from each of these 100 last names (spread over
+    /// the alphabet), timed together: what paging through a list costs once the code is warm.
+    public static let rangeStarts = (0 ..< 100).map { lastNames[($0 * 7_919) % lastNames.count] }
     /// The array-contains find: `[tags] CONTAINS findTag`.
     public static let findTag = "tag7"
     /// The count: `[address.country] = countCountry`.

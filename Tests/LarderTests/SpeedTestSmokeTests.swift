@@ -79,7 +79,7 @@ import Testing
         let larder = try run("Larder", "Documents", in: directory.path + "/larder")
         let sqlite = try run("SQLite", "Documents", in: directory.path + "/sqlite")
         #expect(result(larder, phase: "insertBatch")["count"] == "1000")
-        for phase in ["insertBatch", "findEqual", "findRangeOrderLimit", "findTag", "count", "update10pct"] {
+        for phase in ["insertBatch", "findEqual", "findRangeOrderLimit", "findRange100", "findTag", "count", "update10pct"] {
             #expect(result(larder, phase: phase)["count"] == result(sqlite, phase: phase)["count"], "\(phase)")
             #expect(result(larder, phase: phase)["check"] == result(sqlite, phase: phase)["check"], "\(phase)")
         }
