@@ -27,9 +27,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // Larder's own C: CRC-32 folded with carry-less multiplication.
+        .target(name: "CChecksum"),
         .target(
             name: "Larder",
-            dependencies: ["CTokyoCabinet", "CZlib", "COpenSSL"]
+            dependencies: ["CTokyoCabinet", "COpenSSL", "CChecksum"]
         ),
         .target(
             name: "LarderDocuments",
@@ -55,7 +57,8 @@ let package = Package(
             name: "LarderTests",
             // The executables are dependencies so that `swift test` builds them: the tests run
             // them as child processes.
-            dependencies: ["Larder", "LarderCrashWorker", "LarderSpeedTest", "SQLiteSpeedTest", "GRDBSpeedTest",
+            // zlib is the reference the checksum tests compare Larder's CRC-32 with.
+            dependencies: ["Larder", "CZlib", "LarderCrashWorker", "LarderSpeedTest", "SQLiteSpeedTest", "GRDBSpeedTest",
                            "TokyoCabinetSpeedTest", "SpeedCompare", "SpeedSupport"]
         ),
 

@@ -1,6 +1,7 @@
-// The record checksum (Larder's own CRC-32 for short inputs) must equal zlib's for every
-// length and split, or stores written before it would read as damaged; and allObjects must
-// come back in rowID order whatever order the file holds them in.
+// The record checksum (Larder's own CRC-32: tables, and blocks folded by carry-less
+// multiplication where the processor has it) must equal zlib's for every length, alignment
+// and split, or stores written before it would read as damaged; and allObjects must come back
+// in rowID order whatever order the file holds them in.
 
 import CZlib
 import Testing
@@ -26,6 +27,32 @@ import SpeedSupport
         }
         // The check value of CRC-32/ISO-HDLC.
         #expect(Array("123456789".utf8).withUnsafeBytes { Checksum.crc32($0) } == 0xCBF4_3926)
+    }
+
+    @Test func checksumEqualsZlibAtEveryAlignmentAndFromEveryState() {
+        var generator = SplitMix(seed: 7)
+        let bytes = (0 ..< 4_096 + 16).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
+        var mismatches: [String] = []
+        bytes.withUnsafeBytes { all in
+            for length in 0 ... 4_096 {
+                // Each length at one of the 16 alignments, and carried on from a running CRC.
+                let start = length % 16
+                let input = UnsafeRawBufferPointer(rebasing: all[start ..< start + length])
+                let state = UInt32(truncatingIfNeeded: length &* 2_654_435_761)
+                let expected = UInt32(truncatingIfNeeded: CZlib.crc32(UInt(state), input.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                                                      UInt32(length)))
+                // Folded where this processor can, and from the tables alone.
+                for folding in Set([Checksum.canFold, false]) where Checksum.update(state, with: input, folding: folding) != expected {
+                    mismatches.append("length \(length) at \(start), folding \(folding)")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+        // Inputs of one repeated byte and of zeros: no remainder may cancel out.
+        for byte: UInt8 in [0x00, 0xFF, 0x80, 0x01] {
+            let run = [UInt8](repeating: byte, count: 1_000)
+            #expect(run.withUnsafeBytes { Checksum.crc32($0) } == zlibCRC(run), "\(byte)")
+        }
     }
 
     @Test func allObjectsComeBackInRowIDOrderAfterUpdatesMoveRecords() throws {

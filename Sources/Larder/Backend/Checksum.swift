@@ -1,9 +1,10 @@
 // Checksum: the CRC-32 (zlib's, the ISO-HDLC polynomial) that guards records and the commit
-// journal against damaged bytes. Records are short (tens of bytes), where a call into zlib
-// costs more than the bytes: they are checksummed here, eight bytes a step (slicing-by-8);
-// long inputs (a journal) go to zlib. Both give the same value.
+// journal against damaged bytes. Where the processor multiplies without carries (x86-64's
+// PCLMULQDQ), the 16-byte blocks of an input of 64 bytes or more are folded in CChecksum, with
+// no tables; the rest (and every input elsewhere) is checksummed here, eight bytes a step
+// (slicing-by-8). All give zlib's value.
 
-import CZlib
+import CChecksum
 
 /// CRC-32 as computed by zlib's `crc32` (also what LarderDocuments' records carry).
 ///
@@ -11,8 +12,10 @@ import CZlib
 /// let crc = Array("123456789".utf8).withUnsafeBytes { Checksum.crc32($0) }   // 0xCBF43926
 /// ```
 public enum Checksum {
-    /// Inputs at least this long go to zlib.
-    private static let zlibThreshold = 512
+    /// Inputs at least this long have their blocks folded, where the processor can.
+    private static let foldThreshold = 64
+    /// Whether this processor folds blocks (checked once).
+    static let canFold = larder_crc32_can_fold() == 1
 
     /// The CRC-32 of `bytes`.
     ///
@@ -34,17 +37,19 @@ public enum Checksum {
         update(update(0, with: first), with: second)
     }
 
-    /// The CRC-32 of the bytes `crc` covers followed by `bytes` (zlib's `crc32(crc, ...)`).
-    static func update(_ crc: UInt32, with bytes: UnsafeRawBufferPointer) -> UInt32 {
+    /// The CRC-32 of the bytes `crc` covers followed by `bytes` (zlib's `crc32(crc, ...)`);
+    /// with `folding` false, from the tables alone (as on processors that cannot fold).
+    static func update(_ crc: UInt32, with bytes: UnsafeRawBufferPointer, folding: Bool = canFold) -> UInt32 {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return crc }
-        if bytes.count >= zlibThreshold {
-            let updated = CZlib.crc32(UInt(crc), base.assumingMemoryBound(to: UInt8.self), UInt32(bytes.count))
-            return UInt32(truncatingIfNeeded: updated)
-        }
-        let table = CRC32Table.shared.entries
         var c = ~crc
         var offset = 0
         let count = bytes.count
+        if count >= foldThreshold, folding {
+            offset = count & ~15
+            c = larder_crc32_fold_blocks(c, base.assumingMemoryBound(to: UInt8.self), offset)
+            if offset == count { return ~c }
+        }
+        let table = CRC32Table.shared.entries
         while count - offset >= 8 {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             let low = UInt32(truncatingIfNeeded: word) ^ c
