@@ -32,7 +32,8 @@ struct QueryExecutor {
         let expression = if case let .index(scan) = plan, scan.isExact { nil as QueryExpression? } else { self.expression }
         var matches: [(rowID: Int64, document: JSON)] = []
         // In plan order, the scan can stop once offset + limit documents matched.
-        let wanted = (plan.isOrdered || orderBy.isEmpty) ? limit.map { $0 + offset } : nil
+        // (Saturating: a limit of Int.max means no limit.)
+        let wanted = (plan.isOrdered || orderBy.isEmpty) ? limit.map { $0.addingReportingOverflow(offset).overflow ? .max : $0 + offset } : nil
         if wanted == 0 { return [] }
         let defaults = source.defaults
         func sortValues(_ rowID: Int64, _ document: JSON) -> [JSON] {
@@ -100,7 +101,7 @@ struct QueryExecutor {
             matches = sorted(matches, defaults: defaults)
         }
         let start = min(offset, matches.count)
-        let end = limit.map { min(start + $0, matches.count) } ?? matches.count
+        let end = limit.map { min($0, matches.count - start) + start } ?? matches.count
         return start == 0 && end == matches.count ? matches : Array(matches[start ..< end])
     }
 

@@ -144,6 +144,18 @@ import Testing
         #expect(try c.find(offset: 18).count == 2)
         #expect(try c.find(limit: 3).map { $0["__rowid__"] } == [1, 2, 3])
         #expect(throws: QueryError.self) { try c.find(limit: -1) }
+        // The largest limit and offset are no limit and no rows, not an overflow.
+        #expect(try c.find(limit: .max, offset: 3) == Array(c.find()[3...]))
+        #expect(try c.find(orderBy: "[last_name] DESC, [age]", limit: .max, offset: 3) == Array(all[3...]))
+        #expect(try c.find(orderBy: "[last_name] DESC, [age]", limit: 2, offset: .max).isEmpty)
+        #expect(try c.find(where: "[age] >= ?", args: [0], limit: .max, offset: .max).isEmpty)
+        // The same through an index that gives the order.
+        let byAge = try c.find(where: "[age] >= ?", args: [0], orderBy: "[age]")
+        try c.addIndex("[age]")
+        #expect(try c.explain(where: "[age] >= ?", args: [0], orderBy: "[age]").hasSuffix("order from the index"))
+        #expect(try c.find(where: "[age] >= ?", args: [0], orderBy: "[age]", limit: .max, offset: 1) == Array(byAge[1...]))
+        #expect(try c.find(where: "[age] >= ?", args: [0], orderBy: "[age]", limit: 4, offset: 2) == Array(byAge[2 ..< 6]))
+        #expect(try c.find(where: "[age] >= ?", args: [0], orderBy: "[age]", limit: 1, offset: .max).isEmpty)
     }
 
     @Test func malformedQueriesThrowWithPositions() throws {
