@@ -30,22 +30,45 @@ enum IndexRun {
         try Reader(key: key, value: value).count
     }
 
-    /// Calls `body` with every entry of the run in order (the pointer is valid only during the
-    /// call) until it returns false; returns false when `body` did.
+    /// Calls `body` with every entry of the run in order from the first at or after `start`
+    /// (nil: the first), until it returns false (the pointer is valid only during the call);
+    /// returns false when `body` did.
     @discardableResult
-    static func forEachEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+    static func forEachEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from start: [UInt8]? = nil,
                              _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
         var reader = try Reader(key: key, value: value)
         var entry: [UInt8] = []
         entry.reserveCapacity(key.count + 16)
         entry.appendBytes(key)
-        guard try entry.withUnsafeBytes(body) else { return false }
+        // Entries before `start` are skipped mostly without comparing them: while they are,
+        // `matched` is how many leading bytes the entry shares with `start`. An entry that
+        // shares more than that with the one before it sorts before `start` too.
+        var skipping = false, matched = 0
+        if let start { (skipping, matched) = precedes(entry, start, sharing: 0) }
+        if !skipping { guard try entry.withUnsafeBytes(body) else { return false } }
         for _ in 1 ..< max(reader.count, 1) {
-            try reader.next(into: &entry)
+            let shared = try reader.next(into: &entry)
+            if skipping, let start {
+                if shared > matched { continue }
+                // The entry agrees with `start` up to `shared` bytes: compare from there.
+                (skipping, matched) = precedes(entry, start, sharing: shared)
+                if skipping { continue }
+            }
             guard try entry.withUnsafeBytes(body) else { return false }
         }
         try reader.checkEnd()
         return true
+    }
+
+    /// Whether `entry` sorts before `start`, and how many leading bytes the two share, given
+    /// that they share at least `known`.
+    private static func precedes(_ entry: [UInt8], _ start: [UInt8], sharing known: Int) -> (Bool, Int) {
+        let common = min(entry.count, start.count)
+        var shared = min(known, common)
+        while shared < common, entry[shared] == start[shared] { shared += 1 }
+        if shared < common { return (entry[shared] < start[shared], shared) }
+        // One is a prefix of the other: the shorter sorts first (an equal entry is not before).
+        return (entry.count < start.count, shared)
     }
 
     /// Every entry of the run, in order.
@@ -81,7 +104,16 @@ enum IndexRun {
             count = Int(entries)
         }
 
+        @inline(__always)
         mutating func varint() throws(Damage) -> UInt64 {
+            // Most are one byte: shared lengths and suffix sizes are small.
+            if position < value.count, let base = value.baseAddress {
+                let first = base.load(fromByteOffset: position, as: UInt8.self)
+                if first < 0x80 {
+                    position &+= 1
+                    return UInt64(first)
+                }
+            }
             switch DataBuffer.decodeVarInt(value.assumingMemoryBound(to: UInt8.self), at: &position) {
             case let .value(decoded): return decoded
             case .truncated: throw Damage(reason: "index run truncated")
@@ -89,16 +121,19 @@ enum IndexRun {
             }
         }
 
-        /// Turns `entry` (the previous entry) into the next one.
-        mutating func next(into entry: inout [UInt8]) throws(Damage) {
+        /// Turns `entry` (the previous entry) into the next one; returns how many leading bytes
+        /// it kept.
+        @discardableResult
+        mutating func next(into entry: inout [UInt8]) throws(Damage) -> Int {
             let shared = try varint()
             let suffix = try varint()
             guard shared <= UInt64(entry.count), suffix <= UInt64(value.count - position) else {
                 throw Damage(reason: "index run entry out of range")
             }
-            entry.removeSubrange(Int(shared)...)
-            entry.appendBytes(UnsafeRawBufferPointer(rebasing: value[position ..< position + Int(suffix)]))
+            entry.removeLast(entry.count - Int(shared))
+            entry.appendBytes(UnsafeRawBufferPointer(start: value.baseAddress.map { $0 + position }, count: Int(suffix)))
             position += Int(suffix)
+            return Int(shared)
         }
 
         func checkEnd() throws(Damage) {

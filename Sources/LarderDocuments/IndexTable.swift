@@ -24,8 +24,7 @@ struct IndexTable {
         try forEachRun(from: start, through: end) { key, value in
             var goesOn = true
             try checked {
-                try IndexRun.forEachEntry(key: key, value: value) { entry in
-                    if let start, ByteOrder.compare(entry, start) < 0 { return true }
+                try IndexRun.forEachEntry(key: key, value: value, from: start) { entry in
                     if let end, ByteOrder.compare(entry, end) > 0 {
                         goesOn = false
                         return false
@@ -92,8 +91,7 @@ struct IndexTable {
                                from start: [UInt8]?, through end: [UInt8]?) throws -> Int {
         var count = 0
         try checked {
-            try IndexRun.forEachEntry(key: key, value: value) { entry in
-                if let start, ByteOrder.compare(entry, start) < 0 { return true }
+            try IndexRun.forEachEntry(key: key, value: value, from: start) { entry in
                 if let end, ByteOrder.compare(entry, end) > 0 { return false }
                 count += 1
                 return true

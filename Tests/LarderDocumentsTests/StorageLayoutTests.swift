@@ -70,6 +70,35 @@ import Testing
         }
     }
 
+    @Test func aRunReadFromAStartSkipsExactlyTheEntriesBeforeIt() throws {
+        var generator = SplitMix(seed: 11)
+        // Short keys over a small alphabet: many shared prefixes, and keys that are prefixes
+        // of others.
+        func randomKey() -> [UInt8] {
+            (0 ..< Int.random(in: 0 ... 6, using: &generator)).map { _ in UInt8.random(in: 0x61 ... 0x63, using: &generator) }
+        }
+        for round in 0 ..< 40 {
+            let entries = Set((0 ..< Int.random(in: 1 ... 120, using: &generator)).map { _ in randomKey() })
+                .sorted(by: ByteOrder.less)
+            let run = runs(entries, budget: 1 << 20)[0]
+            var starts = (0 ..< 30).map { _ in randomKey() } + entries.prefix(5)
+            if let last = entries.last { starts.append(last + [0x00]) }
+            for start in starts {
+                var read: [[UInt8]] = []
+                _ = try run.key.withUnsafeBytes { key in
+                    try run.value.withUnsafeBytes { value in
+                        try IndexRun.forEachEntry(key: key, value: value, from: start) { entry in
+                            read.append(Array(entry))
+                            return true
+                        }
+                    }
+                }
+                let expected = entries.filter { !ByteOrder.less($0, start) }
+                #expect(read == expected, "round \(round), start \(start)")
+            }
+        }
+    }
+
     @Test func indexesSpreadOverManyRunsAgreeWithTheDocumentsThroughRandomWrites() throws {
         let temporary = try TemporaryStore()
         var c = try temporary.store.collection("things")
