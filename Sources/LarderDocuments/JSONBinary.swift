@@ -208,7 +208,8 @@ enum JSONBinary {
             let firstKey = try stringBytes()
             let afterFirstKey = offset
             // Sets of as many keys that hold the first are tried in turn, the last used first.
-            for (position, shape) in shapes.shapes.enumerated() where shape.count == keyCount {
+            for position in shapes.keyCounts.indices where shapes.keyCounts[position] == keyCount {
+                let shape = shapes.shapes[position]
                 guard let firstSlot = shape.slot(of: firstKey) else { continue }
                 offset = afterFirstKey
                 if let members = try members(of: shape, firstSlot: firstSlot, count: count, addingRowID: addsRowID, depth: depth) {

@@ -12,12 +12,13 @@ final class ObjectShapes {
         /// Every key's value is `.null`.
         let template: [String: JSON]
         let indices: [Dictionary<String, JSON>.Index]
-        /// Each key's length and first (up to) 8 bytes, in the order of `indices`: most keys
-        /// are told apart, or matched, by these alone.
-        private let heads: [(count: Int, head: UInt64)]
-        /// Every key's UTF-8, back to back, in the same order, and where each starts.
-        private let utf8: [UInt8]
-        private let starts: [Int]
+        let count: Int
+        /// Per key, in the order of `indices`: its length and first (up to) 8 bytes, by which
+        /// most keys are told apart or matched; then where its UTF-8 starts in `utf8`. In one
+        /// buffer the shape owns, so that matching a key retains and releases nothing.
+        private let keys: UnsafeMutablePointer<(count: Int, head: UInt64, start: Int)>
+        /// Every key's UTF-8, back to back.
+        private let utf8: UnsafeMutableRawBufferPointer
         /// The position of `"__rowid__"`, if it is one of the keys.
         let rowIDSlot: Int?
 
@@ -25,20 +26,28 @@ final class ObjectShapes {
             let template = members.mapValues { _ in JSON.null }
             self.template = template
             indices = Array(template.indices)
-            var utf8: [UInt8] = [], starts: [Int] = [], heads: [(Int, UInt64)] = []
-            for key in template.keys {
-                starts.append(utf8.count)
+            count = indices.count
+            let keys = UnsafeMutablePointer<(count: Int, head: UInt64, start: Int)>.allocate(capacity: max(count, 1))
+            let utf8 = UnsafeMutableRawBufferPointer.allocate(byteCount: max(template.keys.reduce(0) { $0 + $1.utf8.count }, 1),
+                                                              alignment: 1)
+            var start = 0
+            for (position, key) in template.keys.enumerated() {
                 let bytes = Array(key.utf8)
-                utf8 += bytes
-                heads.append(bytes.withUnsafeBytes { (bytes.count, Self.head(of: $0)) })
+                bytes.withUnsafeBytes { bytes in
+                    UnsafeMutableRawBufferPointer(rebasing: utf8[start ..< start + bytes.count]).copyMemory(from: bytes)
+                    (keys + position).initialize(to: (bytes.count, Self.head(of: bytes), start))
+                }
+                start += bytes.count
             }
+            self.keys = keys
             self.utf8 = utf8
-            self.starts = starts
-            self.heads = heads
             rowIDSlot = template.keys.firstIndex(of: FieldPath.rowIDField).map { template.keys.distance(from: template.keys.startIndex, to: $0) }
         }
 
-        var count: Int { indices.count }
+        deinit {
+            keys.deallocate()
+            utf8.deallocate()
+        }
 
         /// Whether the keys of `members` are this set's.
         func holds(exactly members: [String: JSON]) -> Bool {
@@ -57,13 +66,12 @@ final class ObjectShapes {
         @inline(__always)
         func slot(of key: UnsafeRawBufferPointer) -> Int? {
             let head = Self.head(of: key)
-            for position in heads.indices where heads[position] == (key.count, head) {
+            for position in 0 ..< count {
+                let candidate = keys[position]
+                guard candidate.count == key.count, candidate.head == head else { continue }
                 if key.count <= 8 { return position }
-                let rest = utf8.withUnsafeBytes { utf8 in
-                    UnsafeRawBufferPointer(rebasing: utf8[starts[position] + 8 ..< starts[position] + key.count])
-                        .elementsEqual(UnsafeRawBufferPointer(rebasing: key[8...]))
-                }
-                if rest { return position }
+                let rest = UnsafeRawBufferPointer(rebasing: utf8[candidate.start + 8 ..< candidate.start + key.count])
+                if rest.elementsEqual(UnsafeRawBufferPointer(rebasing: key[8...])) { return position }
             }
             return nil
         }
@@ -78,6 +86,8 @@ final class ObjectShapes {
     /// The key sets; of those with as many keys, the most recently used comes first.
     /// (One thread at a time uses these: no exclusivity checks needed.)
     @exclusivity(unchecked) private(set) var shapes: [Shape] = []
+    /// Each set's number of keys, in the same order: looked through without touching a set.
+    @exclusivity(unchecked) private(set) var keyCounts: [Int] = []
     /// Objects decoded from a known key set, and member by member.
     @exclusivity(unchecked) private(set) var hits = 0, misses = 0
 
@@ -87,8 +97,9 @@ final class ObjectShapes {
     /// keys (those were tried first, in vain).
     func noteHit(at position: Int) {
         hits &+= 1
-        let count = shapes[position].count
-        if let earlier = shapes[..<position].firstIndex(where: { $0.count == count }) { shapes.swapAt(earlier, position) }
+        let count = keyCounts[position]
+        // (Both have `count` keys: `keyCounts` stays as it is.)
+        if let earlier = keyCounts[..<position].firstIndex(of: count) { shapes.swapAt(earlier, position) }
     }
 
     /// Keeps the key set of `members`, decoded member by member, for the next objects, unless
@@ -98,7 +109,11 @@ final class ObjectShapes {
         misses &+= 1
         guard !members.isEmpty, members.count <= Self.maximumKeys, misses < 64 || hits > misses,
               !shapes.contains(where: { $0.holds(exactly: members) }) else { return }
-        if shapes.count == Self.capacity { shapes.removeLast() }
+        if shapes.count == Self.capacity {
+            shapes.removeLast()
+            keyCounts.removeLast()
+        }
         shapes.insert(Shape(of: members), at: 0)
+        keyCounts.insert(members.count, at: 0)
     }
 }
