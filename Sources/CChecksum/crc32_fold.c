@@ -1,12 +1,12 @@
 // CRC-32 by folding: the input is taken 128 bits at a time; the running 128-bit remainder
 // is multiplied (carry-less) by x^160 and x^96 modulo the polynomial, split in its two
 // halves, and added to the next block. At the end, 128 bits are folded to 64, then reduced
-// to 32 with Barrett's method. The polynomial is zlib's (0x04C11DB7), bit-reflected as zlib
-// computes it, so every constant below is reflected and shifted by one bit:
+// to 32 with Barrett's method. The polynomial is zlib's (P = 0x104C11DB7), and zlib computes
+// it bit-reflected, so the constants are too (' is reflection):
 //
-//   fold128    (x^(128+32) mod P)' and (x^(128-32) mod P)'   folds one block into the next
-//   fold64     (x^64 mod P)'                                  folds 64 bits into 32
-//   barrett    P' and floor(x^64 / P)'                        the final reduction
+//   fold128    (x^(128+32) mod P)' << 1 and (x^(128-32) mod P)' << 1   one block into the next
+//   fold64     (x^64 mod P)' << 1                                      64 bits into 32
+//   barrett    P' and floor(x^64 / P)', over 33 bits                   the final reduction
 //
 // The results are checked against zlib's crc32 for every length from 0 to 4 KiB and at
 // every alignment (ChecksumAndOrderingTests).
