@@ -22,8 +22,15 @@ struct FieldPath: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `address.country`; nil when a component is empty.
     init?(_ text: String) {
+        // Most paths have one component: no splitting (every query parses its paths).
+        let dot = UInt8(ascii: ".")
+        guard text.utf8.contains(dot) else {
+            guard !text.isEmpty else { return nil }
+            self.init(components: [text])
+            return
+        }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
+        guard parts.allSatisfy({ !$0.isEmpty }) else { return nil }
         self.init(components: parts)
     }
 
