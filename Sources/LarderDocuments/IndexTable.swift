@@ -1,6 +1,6 @@
 // IndexTable: one index's B+tree table of runs (IndexRun). Reads ranges of entries a run at a
 // time, counts them without decoding the runs that lie wholly inside a range, and applies a
-// write's changes by rewriting only the runs they fall into: two cursor reads and one put per
+// write's changes by rewriting only the runs they fall into: one cursor scan and one put per
 // run touched, into the write's batch.
 
 import Larder
@@ -138,13 +138,14 @@ struct IndexTable {
     /// it, and the key of the run after it.
     private func run(holding key: [UInt8]) throws -> StoredRun {
         var run = StoredRun()
-        try backend.forEachRecord(in: name, from: nil, through: key, reverse: true) { found, value in
-            run.key = Array(found)
-            run.value = Array(value)
-            return false
-        }
-        try backend.forEachRecord(in: name, from: key, through: nil, reverse: false) { found, _ in
-            if let runKey = run.key, ByteOrder.compare(found, runKey) == 0 { return true }
+        // One scan: the run holding `key`, then the one after it. When every run starts after
+        // `key`, the scan's first record is that next run.
+        try backend.forEachRecord(in: name, holding: key, through: nil) { found, value in
+            if run.key == nil, ByteOrder.compare(found, key) <= 0 {
+                run.key = Array(found)
+                run.value = Array(value)
+                return true
+            }
             run.next = Array(found)
             return false
         }
