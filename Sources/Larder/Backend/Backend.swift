@@ -12,7 +12,8 @@
 /// ```
 public protocol Backend: AnyObject {
     /// Calls `body` once with the value stored under `key` in `table`, or with nil when there
-    /// is none. The pointer is valid only during the call. (Not generic, so that calls through
+    /// is none. The pointer is valid only during the call, which must not write to the
+    /// backend: it may point into the file itself. (Not generic, so that calls through
     /// `any Backend` run specialized code: this is the store's point-read path.)
     func readValue(
         forKey key: [UInt8], in table: String,

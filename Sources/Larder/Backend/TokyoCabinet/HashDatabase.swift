@@ -61,8 +61,24 @@ internal final class HashDatabase {
         if !closed { throw failure("close", code: code) }
     }
 
-    /// Calls `body` with the value under `key`, or nil.
+    /// Calls `body` with the value under `key`, or nil. The bytes are read in place from the
+    /// file's mapped memory when they can be (``mappedValue(forKey:)``), else copied by
+    /// `tchdbget`; either way they are valid only during `body`, which must not write to
+    /// this file.
     func readValue(forKey key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> Void) throws {
+        if let mapped = try mappedValue(forKey: key) { return try body(mapped) }
+        try copiedValue(forKey: key, body)
+    }
+
+    /// The value under `key` in the file's mapped memory, valid until the next write to the
+    /// file; nil when only `tchdbget` can say (MappedRecordLookup).
+    func mappedValue(forKey key: [UInt8]) throws -> UnsafeRawBufferPointer? {
+        let handle = try openHandle()
+        return key.withUnsafeBytes { MappedRecordLookup.value(forKey: $0, in: handle) }
+    }
+
+    /// Calls `body` with the value under `key` as `tchdbget` copies it, or with nil.
+    func copiedValue(forKey key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> Void) throws {
         let handle = try openHandle()
         var size: Int32 = 0
         let value = key.withUnsafeBytes { key in

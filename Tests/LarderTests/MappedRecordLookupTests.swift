@@ -1,0 +1,201 @@
+// Reading a hash database's records in place (MappedRecordLookup) must give exactly what
+// tchdbget copies, for every record, through overwrites that move records, removals and
+// transactions; and must give nothing, never a wrong value, where it cannot vouch for the
+// bytes: records past the mapped region, records waiting in the delayed pool, damaged trees.
+
+import Foundation
+import Testing
+@testable import Larder
+import SpeedSupport
+
+@Suite struct MappedRecordLookupTests {
+    /// A hash database with few buckets, so that records share buckets and form trees.
+    private func openDatabase(_ directory: TemporaryDirectory, mappedSize: Int64 = 8 << 20) throws -> HashDatabase {
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        return try HashDatabase(path: directory.file("records.tch"),
+                                tuning: .init(bucketCount: 7, mappedSize: mappedSize), readOnly: false)
+    }
+
+    private func bytes(_ count: Int, using generator: inout SplitMix) -> [UInt8] {
+        (0 ..< count).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
+    }
+
+    private func put(_ value: [UInt8], _ key: [UInt8], in database: HashDatabase) throws {
+        try value.withUnsafeBytes { value in try key.withUnsafeBytes { try database.put(value, forKey: $0) } }
+    }
+
+    private func copied(_ key: [UInt8], in database: HashDatabase) throws -> [UInt8]? {
+        var result: [UInt8]?
+        try database.copiedValue(forKey: key) { result = $0.map(Array.init) }
+        return result
+    }
+
+    private func read(_ key: [UInt8], in database: HashDatabase) throws -> [UInt8]? {
+        var result: [UInt8]?
+        try database.readValue(forKey: key) { result = $0.map(Array.init) }
+        return result
+    }
+
+    /// Every stored record is found in place with tchdbget's bytes; other keys are not found.
+    private func expectInPlace(_ model: [[UInt8]: [UInt8]], absent: [[UInt8]], in database: HashDatabase) throws {
+        for (key, value) in model {
+            let mapped = try database.mappedValue(forKey: key).map(Array.init)
+            #expect(mapped == value, "key \(key)")
+            #expect(try copied(key, in: database) == value)
+        }
+        for key in absent {
+            #expect(try database.mappedValue(forKey: key) == nil)
+            #expect(try read(key, in: database) == nil)
+        }
+    }
+
+    @Test func readsEveryRecordInPlaceAsTokyoCabinetDoes() throws {
+        let directory = TemporaryDirectory("mapped")
+        let database = try openDatabase(directory)
+        var generator = SplitMix(seed: 11)
+        var model: [[UInt8]: [UInt8]] = [:]
+        // Keys of 1-40 bytes, many sharing a length (so that trees compare bytes), values
+        // from empty to larger than Tokyo Cabinet's first read of a record.
+        while model.count < 1_500 {
+            let key = bytes(Int.random(in: 1 ... 40, using: &generator), using: &generator)
+            model[key] = bytes(Int.random(in: 0 ... 3_000, using: &generator), using: &generator)
+        }
+        for (key, value) in model { try put(value, key, in: database) }
+        let absent = (0 ..< 200).map { _ in bytes(Int.random(in: 1 ... 41, using: &generator), using: &generator) }
+            .filter { model[$0] == nil }
+        try expectInPlace(model, absent: absent, in: database)
+
+        // Overwrites with larger values move records; smaller ones stay; removals free space
+        // that later records reuse.
+        var removed: [[UInt8]] = []
+        for (index, key) in model.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }).enumerated() {
+            switch index % 4 {
+            case 0: model[key] = bytes(Int.random(in: 3_000 ... 6_000, using: &generator), using: &generator)
+            case 1: model[key] = bytes(Int.random(in: 0 ... 20, using: &generator), using: &generator)
+            case 2: removed.append(key)
+            default: continue
+            }
+        }
+        for key in removed {
+            model[key] = nil
+            try key.withUnsafeBytes { try database.delete($0) }
+        }
+        for (key, value) in model { try put(value, key, in: database) }
+        for _ in 0 ..< 300 {
+            let key = bytes(Int.random(in: 1 ... 40, using: &generator), using: &generator)
+            model[key] = bytes(Int.random(in: 0 ... 2_000, using: &generator), using: &generator)
+            try put(model[key] ?? [], key, in: database)
+        }
+        try expectInPlace(model, absent: removed.filter { model[$0] == nil } + absent.filter { model[$0] == nil },
+                          in: database)
+    }
+
+    @Test func aTransactionsWritesAreReadInPlaceAndItsAbortRestoresTheOldValues() throws {
+        let directory = TemporaryDirectory("mapped-transaction")
+        let database = try openDatabase(directory)
+        var generator = SplitMix(seed: 12)
+        let keys = (0 ..< 100).map { Array("key \($0)".utf8) }
+        var before: [[UInt8]: [UInt8]] = [:]
+        for key in keys { before[key] = bytes(Int.random(in: 10 ... 500, using: &generator), using: &generator) }
+        for (key, value) in before { try put(value, key, in: database) }
+
+        try database.beginTransaction()
+        var during = before
+        for key in keys.prefix(50) { during[key] = bytes(Int.random(in: 600 ... 900, using: &generator), using: &generator) }
+        for key in keys.prefix(50) { try put(during[key] ?? [], key, in: database) }
+        try expectInPlace(during, absent: [], in: database)
+        database.abort()
+        try expectInPlace(before, absent: [], in: database)
+    }
+
+    @Test func recordsPastTheMappedRegionAreReadThroughTokyoCabinet() throws {
+        let directory = TemporaryDirectory("mapped-small")
+        let database = try openDatabase(directory, mappedSize: 64 << 10)
+        var model: [[UInt8]: [UInt8]] = [:]
+        for number in 0 ..< 300 {
+            model[Array("record \(number)".utf8)] = Array(repeating: UInt8(number % 251), count: 1_000)
+        }
+        for (key, value) in model { try put(value, key, in: database) }
+        var inPlace = 0
+        for (key, value) in model {
+            if let mapped = try database.mappedValue(forKey: key) {
+                #expect(Array(mapped) == value)
+                inPlace += 1
+            }
+            #expect(try read(key, in: database) == value)
+        }
+        // 300 KB of records, 64 KB mapped: some are read in place, most are not.
+        #expect(inPlace > 10)
+        #expect(inPlace < 100)
+    }
+
+    @Test func recordsWaitingInTheDelayedPoolAreReadThroughTokyoCabinet() throws {
+        let directory = TemporaryDirectory("mapped-async")
+        let database = try openDatabase(directory)
+        let keys = (0 ..< 20).map { Array("new \($0)".utf8) }
+        for key in keys {
+            try key.withUnsafeBytes { key in try Array(key).withUnsafeBytes { try database.putNew($0, forKey: key) } }
+        }
+        #expect(try database.mappedValue(forKey: keys[0]) == nil)
+        #expect(try read(keys[0], in: database) == keys[0])
+        // Reading through Tokyo Cabinet wrote the pool to the file: now every record is in place.
+        for key in keys { #expect(try database.mappedValue(forKey: key).map(Array.init) == key) }
+    }
+
+    // MARK: Damaged files
+
+    /// A file of `bucketCount` 64-bit buckets holding one record for `key` in its bucket;
+    /// `order` is the byte order of the file's integers.
+    private func craftedFile(key: [UInt8], value: [UInt8], bucketCount: UInt64 = 5, order: MappedRecordLookup.IntegerOrder,
+                             left: UInt64 = 0, right: UInt64 = 0, secondHashDelta: UInt8 = 0) -> [UInt8] {
+        func integer(_ value: UInt64) -> [UInt8] {
+            withUnsafeBytes(of: order == .little ? value.littleEndian : value.bigEndian) { Array($0) }
+        }
+        var file = [UInt8](repeating: 0, count: MappedRecordLookup.bucketsOffset + Int(bucketCount) * 8)
+        file.replaceSubrange(MappedRecordLookup.bucketCountOffset ..< MappedRecordLookup.bucketCountOffset + 8,
+                             with: integer(bucketCount))
+        let (bucket, secondHash) = key.withUnsafeBytes { MappedRecordLookup.hashes(of: $0, bucketCount: bucketCount) }
+        let recordOffset = (file.count + 15) / 16 * 16
+        let bucketPosition = MappedRecordLookup.bucketsOffset + Int(bucket) * 8
+        file.replaceSubrange(bucketPosition ..< bucketPosition + 8, with: integer(UInt64(recordOffset) >> 4))
+        file += [UInt8](repeating: 0, count: recordOffset - file.count)
+        file += [MappedRecordLookup.recordMagic, secondHash &+ secondHashDelta] + integer(left >> 4) + integer(right >> 4)
+        file += [0, 0, UInt8(key.count), UInt8(value.count)] + key + value
+        return file
+    }
+
+    private func lookUp(_ key: [UInt8], in file: [UInt8], end: Int? = nil) -> [UInt8]? {
+        file.withUnsafeBytes { bytes -> [UInt8]? in
+            guard let base = bytes.baseAddress,
+                  let mapped = MappedRecordLookup.File(base: base, end: end ?? bytes.count, alignmentPower: 4,
+                                                       isLarge: true, bucketCount: 5) else { return nil }
+            return key.withUnsafeBytes { mapped.value(forKey: $0).map(Array.init) }
+        }
+    }
+
+    @Test func aDamagedFileGivesNoValueNeverAWrongOne() {
+        let key = Array("page".utf8)
+        let value = Array("the value".utf8)
+        for order in [MappedRecordLookup.IntegerOrder.little, .big] {
+            let file = craftedFile(key: key, value: value, order: order)
+            #expect(lookUp(key, in: file) == value, "\(order)")
+            #expect(lookUp(Array("other".utf8), in: file) == nil)
+
+            // The header's bucket count disagrees with the database's.
+            var wrongCount = file
+            wrongCount[MappedRecordLookup.bucketCountOffset + (order == .little ? 0 : 7)] ^= 1
+            #expect(lookUp(key, in: wrongCount) == nil)
+            // Not a record in use.
+            var freed = file
+            freed[file.count - key.count - value.count - 22] = 0xB0
+            #expect(lookUp(key, in: freed) == nil)
+            // The value runs past the end of the readable bytes.
+            #expect(lookUp(key, in: file, end: file.count - 1) == nil)
+            // A tree that loops: the record's second hash differs, and both links lead back to it.
+            let recordOffset = UInt64(file.count - key.count - value.count - 22)
+            let looping = craftedFile(key: key, value: value, order: order, left: recordOffset, right: recordOffset,
+                                      secondHashDelta: 1)
+            #expect(lookUp(key, in: looping) == nil)
+        }
+    }
+}
