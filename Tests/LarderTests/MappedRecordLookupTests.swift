@@ -88,6 +88,31 @@ import SpeedSupport
         }
         try expectInPlace(model, absent: removed.filter { model[$0] == nil } + absent.filter { model[$0] == nil },
                           in: database)
+        // The file now has free blocks between records: a walk in place meets every record,
+        // in the order tchdbforeach does.
+        let walked = try records(in: database, mapped: true)
+        #expect(walked.count == model.count)
+        #expect(walked.elementsEqual(try records(in: database, mapped: false), by: ==))
+        for (key, value) in walked { #expect(model[key] == value) }
+        // Stopping early.
+        var visited = 0
+        #expect(try database.mappedRecords { _, _ in visited += 1; return visited < 10 })
+        #expect(visited == 10)
+    }
+
+    /// Every record as a walk in place (`mapped`) or tchdbforeach gives them, in order.
+    private func records(in database: HashDatabase, mapped: Bool) throws -> [([UInt8], [UInt8])] {
+        var records: [([UInt8], [UInt8])] = []
+        let body = { (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool in
+            records.append((Array(key), Array(value)))
+            return true
+        }
+        if mapped {
+            #expect(try database.mappedRecords(body))
+        } else {
+            try database.copiedRecords(body)
+        }
+        return records
     }
 
     @Test func aTransactionsWritesAreReadInPlaceAndItsAbortRestoresTheOldValues() throws {
@@ -127,6 +152,14 @@ import SpeedSupport
         // 300 KB of records, 64 KB mapped: some are read in place, most are not.
         #expect(inPlace > 10)
         #expect(inPlace < 100)
+        // A walk in place would miss records: Tokyo Cabinet walks them.
+        #expect(try !database.mappedRecords { _, _ in Issue.record("walked in place"); return true })
+        var walked: [[UInt8]: [UInt8]] = [:]
+        try database.forEachRecord { key, value in
+            walked[Array(key)] = Array(value)
+            return true
+        }
+        #expect(walked == model)
     }
 
     @Test func recordsWaitingInTheDelayedPoolAreReadThroughTokyoCabinet() throws {
@@ -137,6 +170,7 @@ import SpeedSupport
             try key.withUnsafeBytes { key in try Array(key).withUnsafeBytes { try database.putNew($0, forKey: key) } }
         }
         #expect(try database.mappedValue(forKey: keys[0]) == nil)
+        #expect(try !database.mappedRecords { _, _ in true })
         #expect(try read(keys[0], in: database) == keys[0])
         // Reading through Tokyo Cabinet wrote the pool to the file: now every record is in place.
         for key in keys { #expect(try database.mappedValue(forKey: key).map(Array.init) == key) }
@@ -173,6 +207,25 @@ import SpeedSupport
         }
     }
 
+    private func integer(_ value: UInt32, _ order: MappedRecordLookup.IntegerOrder) -> [UInt8] {
+        withUnsafeBytes(of: order == .little ? value.littleEndian : value.bigEndian) { Array($0) }
+    }
+
+    /// The values a walk of `file` from `first` meets, or nil when the walk does not parse.
+    private func walk(_ file: [UInt8], from first: Int) -> [[UInt8]]? {
+        file.withUnsafeBytes { bytes -> [[UInt8]]? in
+            guard let base = bytes.baseAddress,
+                  let mapped = MappedRecordLookup.File(base: base, end: bytes.count, alignmentPower: 4,
+                                                       isLarge: true, bucketCount: 5) else { return nil }
+            var values: [[UInt8]] = []
+            let parsed = mapped.walk(from: first) { record in
+                if let record { values.append(Array(record.value)) }
+                return true
+            }
+            return parsed ? values : nil
+        }
+    }
+
     @Test func aDamagedFileGivesNoValueNeverAWrongOne() {
         let key = Array("page".utf8)
         let value = Array("the value".utf8)
@@ -196,6 +249,21 @@ import SpeedSupport
             let looping = craftedFile(key: key, value: value, order: order, left: recordOffset, right: recordOffset,
                                       secondHashDelta: 1)
             #expect(lookUp(key, in: looping) == nil)
+
+            // A walk of the file: the record, then whatever follows it.
+            let start = MappedRecordLookup.bucketsOffset + 5 * 8
+            let recordStart = (start + 15) / 16 * 16
+            #expect(walk(file, from: recordStart) == [value])
+            // A free block before the record is skipped; one of size 0 stops the walk.
+            let freeBlock = [MappedRecordLookup.freeBlockMagic] + integer(UInt32(16), order)
+                + [UInt8](repeating: 0, count: 11)
+            let withFreeBlock = Array(file[..<recordStart]) + freeBlock + Array(file[recordStart...])
+            #expect(walk(withFreeBlock, from: recordStart) == [value])
+            let emptyFreeBlock = Array(file[..<recordStart]) + [MappedRecordLookup.freeBlockMagic] + integer(UInt32(0), order)
+                + [UInt8](repeating: 0, count: 11) + Array(file[recordStart...])
+            #expect(walk(emptyFreeBlock, from: recordStart) == nil)
+            // Bytes after the last record that are not a record: the walk does not vouch for the file.
+            #expect(walk(file + [0x00, 0x01], from: recordStart) == nil)
         }
     }
 }

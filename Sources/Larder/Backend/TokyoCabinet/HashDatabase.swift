@@ -93,8 +93,24 @@ internal final class HashDatabase {
         return try body(UnsafeRawBufferPointer(start: value, count: Int(size)))
     }
 
-    /// Calls `body` with every record in storage order until it returns false.
+    /// Calls `body` with every record in storage order until it returns false: in place in
+    /// the file's mapped memory when it can (MappedRecordLookup), else through
+    /// `tchdbforeach`, which copies each record. `body` must not write to this file.
     func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        if try mappedRecords(body) { return }
+        try copiedRecords(body)
+    }
+
+    /// Calls `body` with every record in storage order, in place in the file's mapped
+    /// memory, until it returns false; returns false without calling it when only
+    /// `tchdbforeach` can walk the file (MappedRecordLookup).
+    func mappedRecords(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        try MappedRecordLookup.forEachRecord(in: try openHandle(), body)
+    }
+
+    /// Calls `body` with every record in storage order, as `tchdbforeach` copies them, until
+    /// it returns false.
+    func copiedRecords(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
         let handle = try openHandle()
         try withoutActuallyEscaping(body) { body in
             let visitor = RecordVisitor(body)

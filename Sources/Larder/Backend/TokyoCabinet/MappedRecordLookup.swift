@@ -28,6 +28,8 @@ import Foundation
 enum MappedRecordLookup {
     /// The first byte of a record in use.
     static let recordMagic: UInt8 = 0xC8
+    /// The first byte of a free block.
+    static let freeBlockMagic: UInt8 = 0xB0
     /// Tree steps before the walk gives up (a damaged file could loop).
     static let maximumSteps = 4_096
 
@@ -41,6 +43,28 @@ enum MappedRecordLookup {
         let file = File(base: UnsafeRawPointer(map), end: Int(min(database.xmsiz, database.fsiz)),
                         alignmentPower: Int(database.apow), isLarge: database.ba64 != nil, bucketCount: database.bnum)
         return file?.value(forKey: key)
+    }
+
+    /// Calls `body` with the key and value of every record of the database in file order,
+    /// in place in the mapped memory, until it returns false. Returns false without calling
+    /// `body` when only `tchdbforeach` can walk the file: the same conditions as
+    /// ``value(forKey:in:)``, part of the file unmapped, or a record or free block whose header
+    /// does not parse.
+    static func forEachRecord(in handle: UnsafeMutablePointer<TCHDB>,
+                              _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
+        let database = handle.pointee
+        guard let map = database.map, database.drpool == nil, !database.zmode, database.enc == nil,
+              !database.fatal, database.fsiz <= database.xmsiz,
+              let file = File(base: UnsafeRawPointer(map), end: Int(database.fsiz), alignmentPower: Int(database.apow),
+                              isLarge: database.ba64 != nil, bucketCount: database.bnum),
+              file.walk(from: Int(database.frec), { _ in true }) else { return false }
+        var stopped = false
+        _ = try file.walk(from: Int(database.frec)) { record in
+            guard let record else { return true }
+            stopped = try !body(record.key, record.value)
+            return !stopped
+        }
+        return true
     }
 
     /// memcmp of two buffers of the same size.
@@ -85,6 +109,7 @@ enum MappedRecordLookup {
 
         func value(_ stored: UInt64) -> UInt64 { self == .little ? UInt64(littleEndian: stored) : UInt64(bigEndian: stored) }
         func value(_ stored: UInt32) -> UInt32 { self == .little ? UInt32(littleEndian: stored) : UInt32(bigEndian: stored) }
+        func value(_ stored: UInt16) -> UInt16 { self == .little ? UInt16(littleEndian: stored) : UInt16(bigEndian: stored) }
     }
 
     /// The mapped bytes of the file that are safe to read.
@@ -148,12 +173,38 @@ enum MappedRecordLookup {
             position += 2
             let left = link(at: position)
             let right = link(at: position + linkSize)
-            position += 2 * linkSize + 2
+            position += 2 * linkSize
+            let padding = Int(integerOrder.value(base.loadUnaligned(fromByteOffset: position, as: UInt16.self)))
+            position += 2
             guard let keySize = varint(at: &position), let valueSize = varint(at: &position),
                   keySize <= end - position, valueSize <= end - position - keySize else { return nil }
             return Record(secondHash: secondHash, left: left, right: right,
                           key: UnsafeRawBufferPointer(start: base + position, count: keySize),
-                          value: UnsafeRawBufferPointer(start: base + position + keySize, count: valueSize))
+                          value: UnsafeRawBufferPointer(start: base + position + keySize, count: valueSize),
+                          size: position + keySize + valueSize + padding - offset)
+        }
+
+        /// Walks the records and free blocks from `first` to the end, calling `visit` with
+        /// each record in use (nil for a free block) until it returns false. Returns false
+        /// when a header does not parse.
+        func walk(from first: Int, _ visit: (Record?) throws -> Bool) rethrows -> Bool {
+            var offset = first
+            while offset < end {
+                guard offset > 0 else { return false }
+                let magic = base.load(fromByteOffset: offset, as: UInt8.self)
+                if magic == MappedRecordLookup.freeBlockMagic {
+                    guard end - offset >= 5 else { return false }
+                    let size = Int(integerOrder.value(base.loadUnaligned(fromByteOffset: offset + 1, as: UInt32.self)))
+                    guard size > 0 else { return false }
+                    guard try visit(nil) else { return true }
+                    offset += size
+                    continue
+                }
+                guard let record = record(at: offset) else { return false }
+                guard try visit(record) else { return true }
+                offset += record.size
+            }
+            return offset == end
         }
 
         /// The offset a bucket or record link at `position` points to (0: none), or 0 when
@@ -190,5 +241,7 @@ enum MappedRecordLookup {
         let right: Int
         let key: UnsafeRawBufferPointer
         let value: UnsafeRawBufferPointer
+        /// The record's bytes in the file, header and padding included.
+        let size: Int
     }
 }
