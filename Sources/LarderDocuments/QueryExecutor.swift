@@ -81,7 +81,11 @@ struct QueryExecutor {
                 rowIDs.append(rowID)
                 return true
             }
-            let documents = try source.documents(rowIDs)
+            var documents = try source.documents(rowIDs)
+            if isFinalOrder {
+                // The batch comes in rowID order; the scan's order is the one asked for.
+                documents = Self.inScanOrder(documents, of: rowIDs) ?? sorted(documents, defaults: defaults)
+            }
             if expression == nil {
                 // Every one matches, and nothing limits them (`wanted` is nil): take them as
                 // they are rather than one by one.
@@ -128,8 +132,13 @@ struct QueryExecutor {
             rowIDs.append(rowID)
             return rowIDs.count < count
         }
-        // The batch comes in rowID order: put each document back in its place in the scan.
-        let found = try source.documents(rowIDs)
+        return Self.inScanOrder(try source.documents(rowIDs), of: rowIDs)
+    }
+
+    /// `found`, the documents of the distinct `rowIDs` in rowID order, put back in the order
+    /// of `rowIDs`; nil when one of them is missing.
+    private static func inScanOrder(_ found: [(rowID: Int64, document: JSON)],
+                                    of rowIDs: [Int64]) -> [(rowID: Int64, document: JSON)]? {
         let places = rowIDs.indices.sorted { rowIDs[$0] < rowIDs[$1] }
         guard found.count == rowIDs.count, zip(places, found).allSatisfy({ rowIDs[$0] == $1.rowID }) else { return nil }
         var rows = found

@@ -158,6 +158,27 @@ import Testing
         #expect(try c.find(where: "[age] >= ?", args: [0], orderBy: "[age]", limit: 1, offset: .max).isEmpty)
     }
 
+    @Test func anOrderFromTheIndexHoldsWithoutALimit() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("values")
+        try c.addIndex("[v]")
+        // Values fall as rowIDs rise, three to a value: the index order is not the rowID order.
+        let documents: [JSON] = (0 ..< 300).map { (number: Int) -> JSON in
+            .object(["v": .int(Int64((300 - number) / 3)), "odd": .bool(number % 2 == 1)])
+        }
+        try c.insertBatch(documents)
+        let expected = try c.find().sorted { a, b in
+            a["v"] != b["v"] ? JSON.compare(a["v"], b["v"]) < 0 : JSON.compare(a["__rowid__"], b["__rowid__"]) < 0
+        }
+        #expect(try c.explain(where: "[v] >= ?", args: [0], orderBy: "[v]").hasSuffix("order from the index"))
+        // Every row is read, a page at a time in rowID order; the rows keep the index's order.
+        #expect(try c.find(where: "[v] >= ?", args: [0], orderBy: "[v]") == expected)
+        let odd: [JSON] = expected.filter { (row: JSON) in row["odd"] == .bool(true) }
+        #expect(try c.find(where: "[v] >= ? AND [odd] = ?", args: [0, true], orderBy: "[v]") == odd)
+        let fromTen: [JSON] = Array(expected.filter { (row: JSON) in JSON.compare(row["v"], .int(10)) >= 0 }.dropFirst(5))
+        #expect(try c.find(where: "[v] >= ?", args: [10], orderBy: "[v]", offset: 5) == fromTen)
+    }
+
     @Test func malformedQueriesThrowWithPositions() throws {
         let temporary = try TemporaryStore()
         let c = try valueCollection(temporary)
