@@ -7,11 +7,12 @@ import Larder
 
 /// The persistent definition of a collection.
 struct CollectionDefinition: Equatable, Sendable {
-    /// The layout of the collection's tables this version writes: 3, documents in pages of 128
-    /// rowIDs and index entries in runs (docs/FORMAT.md, section 16). Format 2, pages of 32
-    /// rowIDs, is read and written as it is. Format 1 (a record per document and per entry,
-    /// before the first release) is not read.
-    static let currentFormat = 3
+    /// The layout of the collection's tables this version writes: 4, documents in pages of 128
+    /// rowIDs with a directory of their entries, and index entries in runs (docs/FORMAT.md,
+    /// section 16). Formats 3 (pages without directory) and 2 (pages of 32 rowIDs) are read
+    /// and written as they are. Format 1 (a record per document and per entry, before the
+    /// first release) is not read.
+    static let currentFormat = 4
     /// The oldest format this version reads.
     static let oldestReadableFormat = 2
 
@@ -19,7 +20,13 @@ struct CollectionDefinition: Equatable, Sendable {
     var format = Self.currentFormat
 
     /// How the collection's documents are grouped into pages.
-    var pageLayout: PageLayout { format >= 3 ? .documents : .objects }
+    var pageLayout: PageLayout {
+        switch format {
+        case ...2: .objects
+        case 3: .documents
+        default: .indexedDocuments
+        }
+    }
     var nextRowID: Int64 = 1
     var nextIndexID = 1
     var indexes: [IndexDefinition] = []

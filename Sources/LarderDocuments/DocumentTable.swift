@@ -1,8 +1,9 @@
 // DocumentTable: where a collection's documents live. Like Larder's class files, the table
 // holds one Tokyo Cabinet record per page of consecutive rowIDs (RecordPage; 128 a page since
-// format 3, 32 in format 2), each document in its own checksummed DocumentRecord inside, so an
-// insert of many documents puts a page at a time and a read of neighbouring rowIDs (an index
-// range) gets each page once, through a one-page cache.
+// format 3, 32 in format 2; since format 4 with a directory of the page's entries), each
+// document in its own checksummed DocumentRecord inside, so an insert of many documents puts a
+// page at a time, a read of neighbouring rowIDs (an index range) gets each page once, through
+// a one-page cache, and a read of one document jumps to it in its page.
 
 import Larder
 
@@ -10,10 +11,16 @@ extension PageLayout {
     /// Collections of format 3: 128 rowIDs per page. A big find reads every page once, and
     /// each page costs a Tokyo Cabinet call besides its bytes.
     static let documents = PageLayout(slotBits: 7)
+    /// Collections of format 4: pages of 128 rowIDs with a directory, so that the 20 rows of
+    /// an ordered find with a limit, each in another page, are read without walking pages.
+    static let indexedDocuments = PageLayout(slotBits: 7, hasDirectory: true)
 }
 
 /// The pages of one collection's documents.
 struct DocumentTable {
+    /// Up to this many records wanted from one page are read through its directory; more, in
+    /// one walk of the page.
+    static let recordsReadThroughDirectory = 16
     let backend: SharedBackend
     /// The table's name: the collection's.
     let name: String
@@ -159,8 +166,9 @@ struct DocumentTable {
     }
 
     /// Adds to `batch` the records of `rowIDs` (ascending, positive), reading their pages one
-    /// by one. A page's only wanted record is found by walking the page up to it; several are
-    /// picked out in one walk of the whole page.
+    /// by one. A few wanted records are found one by one, through the page's directory (a page
+    /// without directory is walked up to the record); more are picked out in one walk of the
+    /// whole page.
     private func readPages(of rowIDs: ArraySlice<Int64>, into batch: inout RecordBatch) throws {
         var start = rowIDs.startIndex
         while start < rowIDs.endIndex {
@@ -171,9 +179,11 @@ struct DocumentTable {
             try backend.readValue(forKey: RecordPage.key(forPage: number), in: name) { page in
                 guard let page else { return }
                 try readingPage {
-                    if let rowID = wanted.first, wanted.count == 1 {
-                        let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout)
-                        if let record { batch.append(record, rowID: rowID) }
+                    if wanted.count == 1 || (layout.hasDirectory && wanted.count <= Self.recordsReadThroughDirectory) {
+                        for rowID in wanted {
+                            let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout)
+                            if let record { batch.append(record, rowID: rowID) }
+                        }
                         return
                     }
                     var next = wanted.startIndex

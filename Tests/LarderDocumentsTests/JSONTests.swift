@@ -129,7 +129,9 @@ import Larder
             return bytes
         }
         let record = DocumentRecord.seal(["age": 36], key: DocumentTable.recordKey(1))
-        #expect(page == [0x50, 0x01, 0x0D] + record)
+        // The indexed page format, slot 1's entry, then the directory: no entry for slot 0,
+        // slot 1's at offset 1; last slot 1, offsets of 2 bytes, CRC-32 0xFE6B96AB of those 6 bytes.
+        #expect(page == [0x51, 0x01, 0x0D] + record + [0x00, 0x00, 0x01, 0x00, 0x01, 0x02, 0xAB, 0x96, 0x6B, 0xFE])
         // RowID 200: page 1, slot 72.
         try c.insertBatch((2 ... 200).map { ["age": .int(Int64($0))] })
         let second = try c.withState { state in
@@ -138,7 +140,11 @@ import Larder
             return bytes
         }
         let last = DocumentRecord.seal(["age": 200], key: DocumentTable.recordKey(200))
-        #expect(Array(second.suffix(last.count + 2)) == [0x48, UInt8(last.count)] + last)
+        // Its directory covers slots 0 ... 72, 2 bytes each, and points at slot 72's entry.
+        let entriesEnd = second.count - 73 * 2 - 6
+        let lastEntry = entriesEnd - last.count - 2
+        #expect(Array(second[lastEntry ..< entriesEnd]) == [0x48, UInt8(last.count)] + last)
+        #expect(Array(second[(entriesEnd + 72 * 2)...].prefix(4)) == [UInt8(lastEntry & 0xFF), UInt8(lastEntry >> 8), 72, 2])
     }
 
     private func order(_ a: [UInt8], _ b: [UInt8]) -> Int {

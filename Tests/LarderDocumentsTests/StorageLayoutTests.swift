@@ -266,7 +266,7 @@ import Testing
         try c.insertBatch((0 ..< 300).map { ["n": .int(Int64($0))] })
         // 128 rowIDs a page: rowIDs 1 ... 300 lie in pages 0 ... 2.
         let pages = { try c.withState { try $0.backend.recordCount(in: $0.name) } }
-        #expect(try c.withState { $0.definition.format } == 3)
+        #expect(try c.withState { $0.definition.format } == 4)
         #expect(try pages() == 3)
         #expect(try c.remove(where: "[n] < ?", args: [127]) == 127)   // rowIDs 1 ... 127: page 0
         #expect(try pages() == 2)
@@ -318,6 +318,56 @@ import Testing
 }
 
 extension StorageLayoutTests {
+    @Test func aCollectionInFormatThreeKeepsPagesWithoutDirectory() throws {
+        let temporary = try TemporaryStore()
+        // A collection as format 3 wrote it: 300 documents in pages of 128 rowIDs, no directory.
+        let key = CollectionDefinition.metadataKey(for: "old")
+        let definition: JSON = ["format": 3, "nextRowID": 301, "nextIndexID": 1, "indexes": [], "queryable": [],
+                                "aliases": [:], "defaults": [:]]
+        try temporary.store.collection("empty").withState { state in
+            var records = PendingRecords(layout: .documents)
+            for rowID in 1 ... 300 {
+                let record = DocumentRecord.seal(["n": .int(Int64(rowID))], key: DocumentTable.recordKey(Int64(rowID)), isDocument: true)
+                record.withUnsafeBytes { records.add(envelope: $0, rowID: UInt64(rowID)) }
+            }
+            var batch = WriteBatch()
+            _ = try state.backend.writePages(records, of: "old", into: &batch) { _ in false }
+            batch.put(DocumentRecord.seal(definition, key: key), forKey: key, in: DocumentStore.metadataTable)
+            try state.backend.apply(batch)
+        }
+        let pageFormats = { (collection: DocumentCollection) in
+            try collection.withState { state in
+                var formats: [UInt8] = []
+                try state.backend.forEachRecord(in: state.name) { _, page in
+                    formats.append(page[0])
+                    return true
+                }
+                return formats
+            }
+        }
+        let old = try temporary.reopen().collection("old")
+        #expect(try old.withState { $0.definition.format } == 3)
+        #expect(try pageFormats(old) == [RecordPage.format, RecordPage.format, RecordPage.format])
+        #expect(try old.findOne(where: "[__rowid__] = ?", args: [200]) == ["n": 200, "__rowid__": 200])
+        // Written in its own layout: the pages it changes stay without directory.
+        try old.update(["__rowid__": 200, "n": 2_000])
+        #expect(try old.insert(["n": 301]) == 301)
+        try old.addIndex("[n]")
+        #expect(try pageFormats(old) == [RecordPage.format, RecordPage.format, RecordPage.format])
+        let found = try old.find(where: "[n] >= ?", args: [300], orderBy: "[n]"); print("DBGFOUND", found)
+        #expect(found.map { $0["__rowid__"] } == [300, 301, 200])
+        // A new collection in the same store takes format 4: pages with a directory.
+        let new = try temporary.store.collection("new")
+        try new.insertBatch((1 ... 200).map { ["n": .int(Int64($0))] })
+        #expect(try new.withState { $0.definition.format } == 4)
+        #expect(try pageFormats(new) == [RecordPage.indexedFormat, RecordPage.indexedFormat])
+        #expect(try new.findOne(where: "[__rowid__] = ?", args: [130]) == ["n": 130, "__rowid__": 130])
+        let reopened = try temporary.reopen().collection("old")
+        #expect(try reopened.withState { $0.definition.format } == 3)
+        #expect(try reopened.count() == 301)
+        #expect(try reopened.inconsistentIndexes().isEmpty)
+    }
+
     @Test func aCollectionInTheFirstFormatIsRefusedUntouched() throws {
         let temporary = try TemporaryStore()
         _ = try temporary.store.collection("empty")

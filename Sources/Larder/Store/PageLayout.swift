@@ -1,6 +1,8 @@
-// PageLayout: how many consecutive rowIDs share a page (RecordPage). Class files use 32;
-// LarderDocuments' collections (format 3) use 128, since a find reads many documents at once
-// and every Tokyo Cabinet call costs more than the bytes it moves.
+// PageLayout: how many consecutive rowIDs share a page (RecordPage), and whether pages carry a
+// directory of their entries. Class files use 32 without; LarderDocuments' collections use
+// 128 (format 3), with a directory from format 4, since a find reads many documents at once,
+// every Tokyo Cabinet call costs more than the bytes it moves, and an ordered find with a
+// limit reads single documents out of many pages.
 
 /// The number of rowIDs per page, a power of two up to 256 (a slot is one byte).
 ///
@@ -11,10 +13,14 @@
 package struct PageLayout: Sendable, Equatable {
     /// log2 of the rowIDs per page.
     package let slotBits: UInt64
+    /// Pages are written with a directory of their entries (RecordPage's indexed format),
+    /// so that reading one record does not walk the records before it.
+    package let hasDirectory: Bool
 
     /// A layout of `1 << slotBits` rowIDs per page; `slotBits` is at most 8.
-    package init(slotBits: UInt64) {
+    package init(slotBits: UInt64, hasDirectory: Bool = false) {
         self.slotBits = min(slotBits, 8)
+        self.hasDirectory = hasDirectory
     }
 
     /// Class files: 32 rowIDs per page.

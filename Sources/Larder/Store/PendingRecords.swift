@@ -119,12 +119,13 @@ package struct PendingRecords {
     private func merge(_ existing: UnsafeRawBufferPointer?, number: UInt64, _ changes: ArraySlice<Change>,
                        _ all: UnsafeRawBufferPointer, into page: inout [UInt8]) throws -> (Int, Int) {
         let layout = layout
-        var reader = existing.map { RecordPage.Reader(page: $0, firstRowID: layout.firstRowID(ofPage: number), layout: layout) }
-        try reader?.checkFormat()
+        var reader = try existing.map { page throws(RecordPage.Damage) in
+            try RecordPage.Reader(page: page, firstRowID: layout.firstRowID(ofPage: number), layout: layout)
+        }
         var current = try reader?.next()
         var before = current == nil ? 0 : 1
         var after = 0
-        RecordPage.beginPage(in: &page)
+        RecordPage.beginPage(in: &page, layout: layout)
         var index = changes.startIndex
         while index < changes.endIndex || current != nil {
             let changeSlot = index < changes.endIndex ? layout.slot(of: changes[index].rowID) : Int.max
@@ -149,6 +150,7 @@ package struct PendingRecords {
                 after += 1
             }
         }
+        RecordPage.finishPage(&page, layout: layout)
         return (before, after)
     }
 }

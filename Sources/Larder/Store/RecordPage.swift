@@ -11,6 +11,20 @@
 // Other tables may group more rowIDs a page (PageLayout; LarderDocuments' collections put
 // 128): the functions that split rowIDs take the layout, class files' by default.
 //
+// A layout with a directory writes the indexed format, whose entries are followed by a table
+// giving each slot's entry, so that reading one record jumps to it instead of walking the
+// entries before it (128 entries of a 15 KB page are as many cache misses):
+//
+//   value:  [0x51 indexed page format][entry]...
+//           [offset of slot 0]...[offset of slot m][m, 1 byte][width, 1 byte][CRC-32, 4 bytes]
+//           m = the last slot with an entry; an offset is where the slot's entry starts,
+//           counted from the format byte, 0 for a slot without entry; `width` bytes each,
+//           little-endian; width is 2 when every offset fits in 16 bits, else 4. The CRC-32
+//           (little-endian) of the offsets, m and width makes a damaged directory an error,
+//           never a document silently missing.
+//
+// Readers read both formats, whatever the layout says.
+//
 // The envelope is RecordEnvelope's, with the 8-byte big-endian rowID as its key.
 // docs/FORMAT.md (section 6) has the bytes.
 
@@ -20,6 +34,10 @@ package enum RecordPage {
     package static let keyPrefix: UInt8 = 0x50
     /// The first byte of a page value.
     package static let format: UInt8 = 0x50
+    /// The first byte of a page value followed by a directory of its entries.
+    package static let indexedFormat: UInt8 = 0x51
+    /// The bytes after an indexed page's directory offsets: last slot, width, checksum.
+    static let directoryTrailerSize = 6
     /// Bytes in a page key.
     package static let keySize = 9
 
@@ -53,15 +71,17 @@ package enum RecordPage {
     }
 
     /// Calls `body` with the rowID and envelope of every record in page `number`, in rowID
-    /// order. Throws ``Damage`` when the bytes do not parse (after the records before it).
+    /// order. Throws ``Damage`` when the bytes do not parse (after the records before it), or
+    /// when an indexed page's directory disagrees with its entries.
     package static func forEachRecord(in page: UnsafeRawBufferPointer, number: UInt64, layout: PageLayout = .objects,
                               _ body: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
         let first = layout.firstRowID(ofPage: number)
-        var reader = Reader(page: page, firstRowID: first, layout: layout)
-        try reader.checkFormat()
+        var reader = try Reader(page: page, firstRowID: first, layout: layout)
         while let (slot, envelope) = try reader.next() {
+            try reader.checkDirectory(slot: slot)
             try body(first | UInt64(slot), envelope)
         }
+        try reader.checkDirectoryEnd()
     }
 
     /// The envelope of `rowID` in `page` (the page that holds it), or nil when the page has
@@ -69,8 +89,8 @@ package enum RecordPage {
     package static func record(of rowID: UInt64, in page: UnsafeRawBufferPointer,
                                layout: PageLayout = .objects) throws(Damage) -> UnsafeRawBufferPointer? {
         let wanted = layout.slot(of: rowID)
-        var reader = Reader(page: page, firstRowID: layout.firstRowID(ofPage: layout.number(of: rowID)), layout: layout)
-        try reader.checkFormat()
+        var reader = try Reader(page: page, firstRowID: layout.firstRowID(ofPage: layout.number(of: rowID)), layout: layout)
+        if reader.hasDirectory { return try reader.entry(ofSlot: wanted) }
         while let (slot, envelope) = try reader.next() {
             if slot == wanted { return envelope }
             if slot > wanted { return nil }
@@ -81,16 +101,15 @@ package enum RecordPage {
     /// The number of records in `page`.
     package static func recordCount(in page: UnsafeRawBufferPointer, number: UInt64,
                                     layout: PageLayout = .objects) throws(Damage) -> Int {
-        var reader = Reader(page: page, firstRowID: layout.firstRowID(ofPage: number), layout: layout)
-        try reader.checkFormat()
+        var reader = try Reader(page: page, firstRowID: layout.firstRowID(ofPage: number), layout: layout)
         var count = 0
         while try reader.next() != nil { count += 1 }
         return count
     }
 
-    /// Appends the page format byte to `bytes` (the start of a page).
-    static func beginPage(in bytes: inout [UInt8]) {
-        bytes.append(format)
+    /// Appends the format byte the layout writes to `bytes` (the start of a page).
+    static func beginPage(in bytes: inout [UInt8], layout: PageLayout) {
+        bytes.append(layout.hasDirectory ? indexedFormat : format)
     }
 
     /// Appends an entry for `slot` with `envelope` to a page being written.
@@ -101,48 +120,175 @@ package enum RecordPage {
         bytes.appendBytes(envelope)
     }
 
-    /// Walks the entries of a page, checking every bound.
+    /// Ends a page begun with ``beginPage(in:layout:)`` whose entries are all appended: adds
+    /// the directory of an indexed page.
+    static func finishPage(_ bytes: inout [UInt8], layout: PageLayout) {
+        guard layout.hasDirectory else { return }
+        var offsets = [Int](repeating: 0, count: layout.capacity)
+        var lastSlot = 0
+        var position = 1
+        while position < bytes.count {
+            let slot = Int(bytes[position])
+            offsets[slot] = position
+            lastSlot = slot
+            position += 1
+            var size = 0
+            var shift = 0
+            while true {
+                let byte = bytes[position]
+                position += 1
+                size |= Int(byte & 0x7F) << shift
+                if byte < 0x80 { break }
+                shift += 7
+            }
+            position += size
+        }
+        let width = bytes.count <= Int(UInt16.max) ? 2 : 4
+        let start = bytes.count
+        bytes.reserveCapacity(start + (lastSlot + 1) * width + directoryTrailerSize)
+        for offset in offsets[...lastSlot] {
+            for byteIndex in 0 ..< width { bytes.append(UInt8(truncatingIfNeeded: offset >> (8 * byteIndex))) }
+        }
+        bytes.append(UInt8(lastSlot))
+        bytes.append(UInt8(width))
+        let checksum = bytes.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        withUnsafeBytes(of: checksum.littleEndian) { bytes.appendBytes($0) }
+    }
+
+    /// Walks the entries of a page, checking every bound; on an indexed page, also finds
+    /// entries through the directory.
     struct Reader {
         let page: UnsafeRawBufferPointer
         let firstRowID: UInt64
         /// Slots at or past this are damage.
         private let capacity: Int
+        /// Where the entries end: the page's end, or an indexed page's directory.
+        private let end: Int
+        /// Bytes per directory offset; 0 for a page without directory.
+        private let width: Int
+        /// Slots the directory has offsets for: up to the last slot with an entry.
+        private let directorySlots: Int
         private var position = 1
         private var lastSlot = -1
+        /// Where the entry last read by ``next()`` starts.
+        private var entryStart = 0
+        /// The directory's offsets checked so far (``checkDirectory(slot:)``).
+        private var checkedSlots = 0
 
-        init(page: UnsafeRawBufferPointer, firstRowID: UInt64, layout: PageLayout = .objects) {
+        /// A reader of `page`; throws ``Damage`` when its format byte or directory does not parse.
+        init(page: UnsafeRawBufferPointer, firstRowID: UInt64, layout: PageLayout = .objects) throws(Damage) {
             self.page = page
             self.firstRowID = firstRowID
             capacity = layout.capacity
+            guard page.count > 1 else { throw Damage(firstRowID: firstRowID) }
+            switch page[0] {
+            case RecordPage.format:
+                end = page.count
+                width = 0
+                directorySlots = 0
+            case RecordPage.indexedFormat:
+                // The trailer: [last slot][width][CRC-32, 4 bytes].
+                let count = page.count
+                let trailer = count - RecordPage.directoryTrailerSize
+                guard trailer > 1 else { throw Damage(firstRowID: firstRowID) }
+                let slots = Int(page[trailer]) + 1
+                let width = Int(page[trailer + 1])
+                let end = trailer - slots * width
+                guard width == 2 || width == 4, slots <= capacity, end > 1 else { throw Damage(firstRowID: firstRowID) }
+                let stored = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+                guard Checksum.crc32(UnsafeRawBufferPointer(rebasing: page[end ..< count - 4])) == stored else {
+                    throw Damage(firstRowID: firstRowID)
+                }
+                self.width = width
+                self.end = end
+                directorySlots = slots
+            default:
+                throw Damage(firstRowID: firstRowID)
+            }
         }
 
-        func checkFormat() throws(Damage) {
-            guard page.count > 1, page[0] == RecordPage.format else { throw Damage(firstRowID: firstRowID) }
-        }
+        /// True for an indexed page.
+        var hasDirectory: Bool { width > 0 }
 
         /// The next entry, or nil at the end of the page.
         @inline(__always)
         mutating func next() throws(Damage) -> (slot: Int, envelope: UnsafeRawBufferPointer)? {
-            let count = page.count
-            guard position < count, let base = page.baseAddress else { return nil }
+            guard position < end else { return nil }
+            entryStart = position
+            let (slot, envelope) = try entry(at: &position)
+            guard slot > lastSlot else { throw Damage(firstRowID: firstRowID) }
+            lastSlot = slot
+            return (slot, envelope)
+        }
+
+        /// The entry of `slot` through the directory of an indexed page, or nil when the slot
+        /// has none.
+        func entry(ofSlot slot: Int) throws(Damage) -> UnsafeRawBufferPointer? {
+            guard slot < directorySlots else { return nil }
+            let offset = directoryOffset(ofSlot: slot)
+            if offset == 0 { return nil }
+            var position = offset
+            let (found, envelope) = try entry(at: &position)
+            guard found == slot else { throw Damage(firstRowID: firstRowID) }
+            return envelope
+        }
+
+        /// Throws ``Damage`` unless the directory of an indexed page points at the entry
+        /// just read by ``next()``, of `slot`, and has no entry for the slots between it and
+        /// the entry read before.
+        @inline(__always)
+        mutating func checkDirectory(slot: Int) throws(Damage) {
+            guard hasDirectory else { return }
+            guard slot < directorySlots, directoryOffset(ofSlot: slot) == entryStart else {
+                throw Damage(firstRowID: firstRowID)
+            }
+            var skipped = checkedSlots
+            while skipped < slot {
+                guard directoryOffset(ofSlot: skipped) == 0 else { throw Damage(firstRowID: firstRowID) }
+                skipped &+= 1
+            }
+            checkedSlots = slot &+ 1
+        }
+
+        /// Throws ``Damage`` unless an indexed page's directory names no entry past the last
+        /// one read (call after ``next()`` returned nil, with ``checkDirectory(slot:)`` on
+        /// every entry).
+        func checkDirectoryEnd() throws(Damage) {
+            guard hasDirectory else { return }
+            // The directory ends with the last slot that has an entry.
+            guard checkedSlots == directorySlots else { throw Damage(firstRowID: firstRowID) }
+        }
+
+        @inline(__always)
+        private func directoryOffset(ofSlot slot: Int) -> Int {
+            guard let base = page.baseAddress else { return 0 }
+            let at = end &+ slot &* width
+            return width == 2 ? Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
+                              : Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        }
+
+        /// The entry at `position` (before the entries' end), moving `position` past it.
+        @inline(__always)
+        private func entry(at position: inout Int) throws(Damage) -> (slot: Int, envelope: UnsafeRawBufferPointer) {
+            let end = end
+            guard position >= 1, position < end, let base = page.baseAddress else { throw Damage(firstRowID: firstRowID) }
             let slot = Int(base.load(fromByteOffset: position, as: UInt8.self))
-            guard slot > lastSlot, slot < capacity else { throw Damage(firstRowID: firstRowID) }
+            guard slot < capacity else { throw Damage(firstRowID: firstRowID) }
             position &+= 1
             var size = 0
             var shift = 0
             while true {
                 // Sizes fit in 4 varint bytes (Tokyo Cabinet values are under 2 GiB).
-                guard position < count, shift <= 28 else { throw Damage(firstRowID: firstRowID) }
+                guard position < end, shift <= 28 else { throw Damage(firstRowID: firstRowID) }
                 let byte = base.load(fromByteOffset: position, as: UInt8.self)
                 position &+= 1
                 size |= Int(byte & 0x7f) << shift
                 if byte < 0x80 { break }
                 shift &+= 7
             }
-            guard size <= count &- position else { throw Damage(firstRowID: firstRowID) }
+            guard size <= end &- position else { throw Damage(firstRowID: firstRowID) }
             let envelope = UnsafeRawBufferPointer(start: base + position, count: size)
             position &+= size
-            lastSlot = slot
             return (slot, envelope)
         }
     }

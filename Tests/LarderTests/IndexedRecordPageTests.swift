@@ -1,0 +1,143 @@
+// Pages with a directory (RecordPage's indexed format, written for layouts that ask for it):
+// every record is found through the directory exactly as a walk of the same entries finds
+// it, for every page size and slot pattern, with 2- and 4-byte offsets; a damaged directory
+// is damage, never a record silently missing or another record's bytes.
+
+import Foundation
+import Testing
+@testable import Larder
+import SpeedSupport
+
+@Suite struct IndexedRecordPageTests {
+    private typealias Entry = (slot: Int, envelope: [UInt8])
+
+    private func page(_ entries: [Entry], layout: PageLayout) -> [UInt8] {
+        var bytes: [UInt8] = []
+        RecordPage.beginPage(in: &bytes, layout: layout)
+        for entry in entries {
+            entry.envelope.withUnsafeBytes { RecordPage.appendEntry(slot: entry.slot, envelope: $0, to: &bytes) }
+        }
+        RecordPage.finishPage(&bytes, layout: layout)
+        return bytes
+    }
+
+    private func record(_ rowID: UInt64, in page: [UInt8], layout: PageLayout) throws -> [UInt8]? {
+        try page.withUnsafeBytes { try RecordPage.record(of: rowID, in: $0, layout: layout).map(Array.init) }
+    }
+
+    private func records(in page: [UInt8], number: UInt64, layout: PageLayout) throws -> [(UInt64, [UInt8])] {
+        var listed: [(UInt64, [UInt8])] = []
+        try page.withUnsafeBytes { bytes in
+            try RecordPage.forEachRecord(in: bytes, number: number, layout: layout) { listed.append(($0, Array($1))) }
+        }
+        return listed
+    }
+
+    private func randomEntries(capacity: Int, sizes: ClosedRange<Int>, using generator: inout SplitMix) -> [Entry] {
+        var slots = (0 ..< capacity).filter { _ in Int.random(in: 0 ..< 3, using: &generator) == 0 }
+        if slots.isEmpty { slots = [Int.random(in: 0 ..< capacity, using: &generator)] }
+        return slots.map { slot in
+            (slot, (0 ..< Int.random(in: sizes, using: &generator)).map { _ in UInt8.random(in: 0 ... 255, using: &generator) })
+        }
+    }
+
+    @Test func everyRecordIsFoundThroughTheDirectoryAsAWalkFindsIt() throws {
+        var generator = SplitMix(seed: 21)
+        for slotBits in [UInt64(5), 7, 8] {
+            let indexed = PageLayout(slotBits: slotBits, hasDirectory: true)
+            let plain = PageLayout(slotBits: slotBits)
+            for trial in 0 ..< 30 {
+                // Every tenth page is large enough for 4-byte offsets.
+                let sizes = trial % 10 == 9 ? 1_500 ... 3_000 : 0 ... 300
+                let entries = randomEntries(capacity: indexed.capacity, sizes: sizes, using: &generator)
+                let withDirectory = page(entries, layout: indexed)
+                let without = page(entries, layout: plain)
+                #expect(withDirectory[0] == RecordPage.indexedFormat)
+                #expect(without[0] == RecordPage.format)
+                // The same entries, then the directory: offsets up to the last slot, its
+                // number, their width, a checksum.
+                #expect(Array(withDirectory[1 ..< without.count]) == Array(without[1...]))
+                let width = without.count <= Int(UInt16.max) ? 2 : 4
+                let lastSlot = entries.last?.slot ?? 0
+                #expect(withDirectory.count == without.count + (lastSlot + 1) * width + 6)
+                #expect(withDirectory[withDirectory.count - 6] == UInt8(lastSlot))
+                #expect(withDirectory[withDirectory.count - 5] == UInt8(width))
+
+                let number: UInt64 = 3
+                let first = indexed.firstRowID(ofPage: number)
+                for slot in 0 ..< indexed.capacity {
+                    let expected = entries.first { $0.slot == slot }?.envelope
+                    #expect(try record(first | UInt64(slot), in: withDirectory, layout: indexed) == expected)
+                    #expect(try record(first | UInt64(slot), in: without, layout: plain) == expected)
+                }
+                let listed = try records(in: withDirectory, number: number, layout: indexed)
+                #expect(listed.map(\.0) == entries.map { first | UInt64($0.slot) })
+                #expect(listed.map(\.1) == entries.map(\.envelope))
+                #expect(try withDirectory.withUnsafeBytes {
+                    try RecordPage.recordCount(in: $0, number: number, layout: indexed)
+                } == entries.count)
+            }
+        }
+    }
+
+    @Test func aDamagedDirectoryIsDamageNeverAMissingOrWrongRecord() throws {
+        let layout = PageLayout(slotBits: 7, hasDirectory: true)
+        let entries: [Entry] = [(1, Array(repeating: 1, count: 40)), (5, Array(repeating: 5, count: 7)),
+                                (70, Array(repeating: 70, count: 300))]
+        let good = page(entries, layout: layout)
+        let directoryStart = good.count - 6 - 71 * 2
+        // Any bit flipped in the directory or its trailer.
+        for position in directoryStart ..< good.count {
+            for flip: UInt8 in [0x01, 0x10, 0x80] {
+                var damaged = good
+                damaged[position] ^= flip
+                for (slot, _) in entries {
+                    #expect(throws: RecordPage.Damage.self, "byte \(position)") {
+                        try record(UInt64(slot), in: damaged, layout: layout)
+                    }
+                }
+                #expect(throws: RecordPage.Damage.self) { try records(in: damaged, number: 0, layout: layout) }
+            }
+        }
+        // A directory whose checksum matches but that names the wrong entries: two slots'
+        // offsets swapped, or a slot's entry left out.
+        func resealed(_ change: (inout [UInt8]) -> Void) -> [UInt8] {
+            var bytes = good
+            change(&bytes)
+            let checksum = bytes.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[directoryStart ..< good.count - 4])) }
+            withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(good.count - 4 ..< good.count, with: $0) }
+            return bytes
+        }
+        let swapped = resealed { bytes in
+            let one = directoryStart + 1 * 2, five = directoryStart + 5 * 2
+            for index in 0 ..< 2 { bytes.swapAt(one + index, five + index) }
+        }
+        #expect(throws: RecordPage.Damage.self) { try record(1, in: swapped, layout: layout) }
+        #expect(throws: RecordPage.Damage.self) { try record(5, in: swapped, layout: layout) }
+        #expect(try record(70, in: swapped, layout: layout) == entries[2].envelope)
+        #expect(throws: RecordPage.Damage.self) { try records(in: swapped, number: 0, layout: layout) }
+        let leftOut = resealed { bytes in
+            bytes[directoryStart + 5 * 2] = 0
+            bytes[directoryStart + 5 * 2 + 1] = 0
+        }
+        // Reading slot 5 alone cannot tell; a walk of the page (verify, scans) does.
+        #expect(try record(5, in: leftOut, layout: layout) == nil)
+        #expect(throws: RecordPage.Damage.self) { try records(in: leftOut, number: 0, layout: layout) }
+        // A truncated page.
+        #expect(throws: RecordPage.Damage.self) { try record(1, in: Array(good.dropLast()), layout: layout) }
+        #expect(throws: RecordPage.Damage.self) { try record(1, in: Array(good.prefix(7)), layout: layout) }
+    }
+
+    @Test func classFilesKeepPagesWithoutDirectory() throws {
+        let directory = TemporaryDirectory("plain-pages")
+        let store = try directory.openStore()
+        try insertLibrary(into: store, songs: 40, perPlaylist: 10)
+        var formats: [UInt8] = []
+        try store.backend.forEachRecord(in: "Song") { _, page in
+            formats.append(page[0])
+            return true
+        }
+        #expect(formats == [RecordPage.format, RecordPage.format])
+        try store.close()
+    }
+}
