@@ -1,7 +1,7 @@
 // Pages with a directory (RecordPage's indexed format, written for layouts that ask for it):
 // every record is found through the directory exactly as a walk of the same entries finds
 // it, for every page size and slot pattern, with 2- and 4-byte offsets; a damaged directory
-// is damage, never a record silently missing or another record's bytes.
+// is damage, never a record silently missing, and never bytes that open as the record.
 
 import Foundation
 import Testing
@@ -80,24 +80,53 @@ import SpeedSupport
         }
     }
 
+    /// The envelope of `content` for `rowID`, checksummed and bound to the rowID.
+    private func envelope(_ content: [UInt8], rowID: UInt64) throws -> [UInt8] {
+        var bytes = RowIDKey.bytes(rowID)
+        try RecordEnvelope.append(version: 1, content: content, to: &bytes, keyStart: 0, cipher: nil, scope: 0)
+        return Array(bytes[RowIDKey.size...])
+    }
+
+    /// True when `bytes` open as a checksummed record (format 02, as documents are) of `rowID`.
+    private func opensAsChecked(_ bytes: [UInt8], rowID: UInt64) -> Bool {
+        guard bytes.first == 0x02 else { return false }
+        return (try? bytes.withUnsafeBytes { try RecordEnvelope.open($0, key: RowIDKey.bytes(rowID), cipher: nil, scope: 0) }) != nil
+    }
+
     @Test func aDamagedDirectoryIsDamageNeverAMissingOrWrongRecord() throws {
         let layout = PageLayout(slotBits: 7, hasDirectory: true)
-        let entries: [Entry] = [(1, Array(repeating: 1, count: 40)), (5, Array(repeating: 5, count: 7)),
-                                (70, Array(repeating: 70, count: 300))]
+        let entries: [Entry] = try [(1, envelope(Array(repeating: 1, count: 40), rowID: 1)),
+                                    (5, envelope(Array(repeating: 5, count: 7), rowID: 5)),
+                                    (70, envelope(Array(repeating: 70, count: 300), rowID: 70))]
         let good = page(entries, layout: layout)
         let directoryStart = good.count - 6 - 71 * 2
-        // Any bit flipped in the directory or its trailer.
+        // Any bit flipped in the directory or its trailer: a record read alone comes back, or
+        // the page is damage, or the bytes found do not open as that rowID's record. A walk
+        // of the page checks the whole directory.
         for position in directoryStart ..< good.count {
             for flip: UInt8 in [0x01, 0x10, 0x80] {
                 var damaged = good
                 damaged[position] ^= flip
-                for (slot, _) in entries {
-                    #expect(throws: RecordPage.Damage.self, "byte \(position)") {
-                        try record(UInt64(slot), in: damaged, layout: layout)
+                for (slot, expected) in entries {
+                    do {
+                        let found = try record(UInt64(slot), in: damaged, layout: layout)
+                        #expect(found != nil, "slot \(slot) lost after byte \(position) ^ \(flip)")
+                        if let found, found != expected {
+                            #expect(!opensAsChecked(found, rowID: UInt64(slot)), "slot \(slot), byte \(position) ^ \(flip)")
+                        }
+                    } catch {
+                        #expect(error is RecordPage.Damage)
                     }
                 }
                 #expect(throws: RecordPage.Damage.self) { try records(in: damaged, number: 0, layout: layout) }
             }
+        }
+        // A slot without entry is answered through the checksum: a flipped offset of an
+        // absent slot that leads nowhere is damage, and so is any damage when none is found.
+        for position in directoryStart ..< good.count {
+            var damaged = good
+            damaged[position] ^= 0x01
+            #expect(throws: RecordPage.Damage.self) { try record(2, in: damaged, layout: layout) }
         }
         // A directory whose checksum matches but that names the wrong entries: two slots'
         // offsets swapped, or a slot's entry left out.

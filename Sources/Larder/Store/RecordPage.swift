@@ -21,7 +21,8 @@
 //           counted from the format byte, 0 for a slot without entry; `width` bytes each,
 //           little-endian; width is 2 when every offset fits in 16 bits, else 4. The CRC-32
 //           (little-endian) of the offsets, m and width makes a damaged directory an error,
-//           never a document silently missing.
+//           never a document silently missing: a walk checks it, and so does a read of one
+//           slot that finds no entry (an entry found has its envelope's own checksum).
 //
 // Readers read both formats, whatever the layout says.
 //
@@ -77,6 +78,7 @@ package enum RecordPage {
                               _ body: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
         let first = layout.firstRowID(ofPage: number)
         var reader = try Reader(page: page, firstRowID: first, layout: layout)
+        try reader.checkDirectoryChecksum()
         while let (slot, envelope) = try reader.next() {
             try reader.checkDirectory(slot: slot)
             try body(first | UInt64(slot), envelope)
@@ -102,6 +104,7 @@ package enum RecordPage {
     package static func recordCount(in page: UnsafeRawBufferPointer, number: UInt64,
                                     layout: PageLayout = .objects) throws(Damage) -> Int {
         var reader = try Reader(page: page, firstRowID: layout.firstRowID(ofPage: number), layout: layout)
+        try reader.checkDirectoryChecksum()
         var count = 0
         while try reader.next() != nil { count += 1 }
         return count
@@ -195,10 +198,6 @@ package enum RecordPage {
                 let width = Int(page[trailer + 1])
                 let end = trailer - slots * width
                 guard width == 2 || width == 4, slots <= capacity, end > 1 else { throw Damage(firstRowID: firstRowID) }
-                let stored = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
-                guard Checksum.crc32(UnsafeRawBufferPointer(rebasing: page[end ..< count - 4])) == stored else {
-                    throw Damage(firstRowID: firstRowID)
-                }
                 self.width = width
                 self.end = end
                 directorySlots = slots
@@ -222,15 +221,29 @@ package enum RecordPage {
         }
 
         /// The entry of `slot` through the directory of an indexed page, or nil when the slot
-        /// has none.
+        /// has none. An entry found is checked against its slot (its envelope's checksum,
+        /// bound to its rowID, checks the rest); an answer of none, against the directory's
+        /// checksum, so that damage never hides a record.
         func entry(ofSlot slot: Int) throws(Damage) -> UnsafeRawBufferPointer? {
-            guard slot < directorySlots else { return nil }
-            let offset = directoryOffset(ofSlot: slot)
-            if offset == 0 { return nil }
+            let offset = slot < directorySlots ? directoryOffset(ofSlot: slot) : 0
+            if offset == 0 {
+                try checkDirectoryChecksum()
+                return nil
+            }
             var position = offset
             let (found, envelope) = try entry(at: &position)
             guard found == slot else { throw Damage(firstRowID: firstRowID) }
             return envelope
+        }
+
+        /// Throws ``Damage`` unless an indexed page's directory matches its checksum.
+        func checkDirectoryChecksum() throws(Damage) {
+            guard hasDirectory else { return }
+            let checksummed = end ..< page.count - 4
+            let stored = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: page.count - 4, as: UInt32.self))
+            guard Checksum.crc32(UnsafeRawBufferPointer(rebasing: page[checksummed])) == stored else {
+                throw Damage(firstRowID: firstRowID)
+            }
         }
 
         /// Throws ``Damage`` unless the directory of an indexed page points at the entry
