@@ -21,6 +21,11 @@ struct DocumentTable {
     /// Up to this many records wanted from one page are read through its directory; more, in
     /// one walk of the page.
     static let recordsReadThroughDirectory = 16
+    /// The same when every page is scanned for the records wanted: a walk streams through
+    /// the page, while jumps to its records miss the cache one by one, so walks win sooner
+    /// (measured: a find wanting 16 of a page's 128 records ran slower through the directory,
+    /// one wanting 5 ran 14% fewer instructions).
+    static let recordsReadThroughDirectoryInScans = 8
     let backend: SharedBackend
     /// The table's name: the collection's.
     let name: String
@@ -138,8 +143,28 @@ struct DocumentTable {
         let layout = layout
         // Constants from here on: a closure reads them without boxes or exclusivity checks.
         let wantedBits = wanted, wantedPages = pageIsWanted
+        // A page with a directory and few wanted records (its rowIDs fill whole words of
+        // `wantedBits`) is read at those records only, not walked.
+        let wordsPerPage = layout.hasDirectory ? layout.capacity / 64 : 0
         func take(_ page: UnsafeRawBufferPointer, number: Int) throws {
             try readingPage {
+                if wordsPerPage > 0 {
+                    let firstWord = number * wordsPerPage
+                    let words = wantedBits[min(firstWord, wantedBits.count) ..< min(firstWord + wordsPerPage, wantedBits.count)]
+                    if words.reduce(0, { $0 + $1.nonzeroBitCount }) <= Self.recordsReadThroughDirectoryInScans {
+                        for (word, bits) in zip(words.indices, words) {
+                            var remaining = bits
+                            while remaining != 0 {
+                                let rowID = Int64(word << 6 | remaining.trailingZeroBitCount)
+                                remaining &= remaining - 1
+                                if let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout) {
+                                    batch.append(record, rowID: rowID)
+                                }
+                            }
+                        }
+                        return
+                    }
+                }
                 try RecordPage.forEachRecord(in: page, number: UInt64(number), layout: layout) { rowID, record in
                     let word = Int(rowID >> 6)
                     if word < wantedBits.count, wantedBits[word] & (1 << (rowID & 63)) != 0 {

@@ -368,6 +368,26 @@ extension StorageLayoutTests {
         #expect(try reopened.inconsistentIndexes().isEmpty)
     }
 
+    @Test func findsOfAFewOrManyDocumentsOfEveryPageAgreeWithAScan() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("spread")
+        try c.addIndex("[k]")
+        // 2,000 documents in 16 pages; k = rowID % 40 puts 3 or 4 in every page (read through
+        // the directory), k < 30 about 96 (read by walking the page).
+        let documents: [JSON] = (1 ... 2_000).map { (rowID: Int) -> JSON in .object(["k": .int(Int64(rowID % 40)), "n": .int(Int64(rowID))]) }
+        try c.insertBatch(documents)
+        #expect(try c.remove(where: "[n] = ? OR [n] = ?", args: [80, 1_200]) == 2)
+        try c.update(["__rowid__": 441, "k": 0, "n": -441])
+        let all = try c.find()
+        let sparse: [JSON] = all.filter { (document: JSON) in document["k"] == .int(0) }
+        #expect(sparse.count == 49)
+        #expect(try c.explain(where: "[k] = ?", args: [0]).hasPrefix("index [k]"))
+        #expect(try c.find(where: "[k] = ?", args: [0]) == sparse)
+        let dense: [JSON] = all.filter { (document: JSON) in JSON.compare(document["k"], .int(30)) < 0 }
+        #expect(try c.find(where: "[k] < ?", args: [30]) == dense)
+        #expect(try temporary.reopen().collection("spread").find(where: "[k] = ?", args: [0]) == sparse)
+    }
+
     @Test func aCollectionInTheFirstFormatIsRefusedUntouched() throws {
         let temporary = try TemporaryStore()
         _ = try temporary.store.collection("empty")
