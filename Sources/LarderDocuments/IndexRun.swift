@@ -37,32 +37,35 @@ enum IndexRun {
     static func forEachEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from start: [UInt8]? = nil,
                              _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
         var reader = try Reader(key: key, value: value)
-        var entry: [UInt8] = []
-        entry.reserveCapacity(key.count + 16)
-        entry.appendBytes(key)
-        // Entries before `start` are skipped mostly without comparing them: while they are,
-        // `matched` is how many leading bytes the entry shares with `start`. An entry that
-        // shares more than that with the one before it sorts before `start` too.
-        var skipping = false, matched = 0
-        if let start { (skipping, matched) = precedes(entry, start, sharing: 0) }
-        if !skipping { guard try entry.withUnsafeBytes(body) else { return false } }
-        for _ in 1 ..< max(reader.count, 1) {
-            let shared = try reader.next(into: &entry)
-            if skipping, let start {
-                if shared > matched { continue }
-                // The entry agrees with `start` up to `shared` bytes: compare from there.
-                (skipping, matched) = precedes(entry, start, sharing: shared)
-                if skipping { continue }
+        // An entry is at most the key and every suffix after it: the value's size.
+        return try withUnsafeTemporaryAllocation(byteCount: key.count + value.count, alignment: 1) { buffer in
+            guard let entry = buffer.baseAddress else { return true }
+            if let first = key.baseAddress { entry.copyMemory(from: first, byteCount: key.count) }
+            var length = key.count
+            // Entries before `start` are skipped mostly without comparing them: while they are,
+            // `matched` is how many leading bytes the entry shares with `start`. An entry that
+            // shares more than that with the one before it sorts before `start` too.
+            var skipping = false, matched = 0
+            if let start { (skipping, matched) = precedes(UnsafeRawBufferPointer(start: entry, count: length), start, sharing: 0) }
+            if !skipping { guard try body(UnsafeRawBufferPointer(start: entry, count: length)) else { return false } }
+            for _ in 1 ..< max(reader.count, 1) {
+                let shared = try reader.next(into: entry, length: &length)
+                if skipping, let start {
+                    if shared > matched { continue }
+                    // The entry agrees with `start` up to `shared` bytes: compare from there.
+                    (skipping, matched) = precedes(UnsafeRawBufferPointer(start: entry, count: length), start, sharing: shared)
+                    if skipping { continue }
+                }
+                guard try body(UnsafeRawBufferPointer(start: entry, count: length)) else { return false }
             }
-            guard try entry.withUnsafeBytes(body) else { return false }
+            try reader.checkEnd()
+            return true
         }
-        try reader.checkEnd()
-        return true
     }
 
     /// Whether `entry` sorts before `start`, and how many leading bytes the two share, given
     /// that they share at least `known`.
-    private static func precedes(_ entry: [UInt8], _ start: [UInt8], sharing known: Int) -> (Bool, Int) {
+    private static func precedes(_ entry: UnsafeRawBufferPointer, _ start: [UInt8], sharing known: Int) -> (Bool, Int) {
         let common = min(entry.count, start.count)
         var shared = min(known, common)
         while shared < common, entry[shared] == start[shared] { shared += 1 }
@@ -121,18 +124,19 @@ enum IndexRun {
             }
         }
 
-        /// Turns `entry` (the previous entry) into the next one; returns how many leading bytes
-        /// it kept.
-        @discardableResult
-        mutating func next(into entry: inout [UInt8]) throws(Damage) -> Int {
+        /// Turns the `length` bytes at `entry` (the previous entry) into the next one, which
+        /// `entry` has room for (the run's key and value sizes together); returns how many
+        /// leading bytes it kept.
+        @inline(__always)
+        mutating func next(into entry: UnsafeMutableRawPointer, length: inout Int) throws(Damage) -> Int {
             let shared = try varint()
             let suffix = try varint()
-            guard shared <= UInt64(entry.count), suffix <= UInt64(value.count - position) else {
+            guard shared <= UInt64(length), suffix <= UInt64(value.count - position), let base = value.baseAddress else {
                 throw Damage(reason: "index run entry out of range")
             }
-            entry.removeLast(entry.count - Int(shared))
-            entry.appendBytes(UnsafeRawBufferPointer(start: value.baseAddress.map { $0 + position }, count: Int(suffix)))
+            (entry + Int(shared)).copyMemory(from: base + position, byteCount: Int(suffix))
             position += Int(suffix)
+            length = Int(shared) + Int(suffix)
             return Int(shared)
         }
 
