@@ -129,9 +129,10 @@ import Larder
             return bytes
         }
         let record = DocumentRecord.seal(["age": 36], key: DocumentTable.recordKey(1))
-        // The indexed page format, slot 1's entry, then the directory: no entry for slot 0,
-        // slot 1's at offset 1; last slot 1, offsets of 2 bytes, CRC-32 0xFE6B96AB of those 6 bytes.
-        #expect(page == [0x51, 0x01, 0x0D] + record + [0x00, 0x00, 0x01, 0x00, 0x01, 0x02, 0xAB, 0x96, 0x6B, 0xFE])
+        // The indexed page format, its directory (last slot 1, offsets of 2 bytes, the CRC-32
+        // 0xE3AAF8AD of 01 02 00 00 0B 00; no entry for slot 0, slot 1's at offset 11), then
+        // slot 1's entry.
+        #expect(page == [0x51, 0x01, 0x02, 0xAD, 0xF8, 0xAA, 0xE3, 0x00, 0x00, 0x0B, 0x00, 0x01, 0x0D] + record)
         // RowID 200: page 1, slot 72.
         try c.insertBatch((2 ... 200).map { ["age": .int(Int64($0))] })
         let second = try c.withState { state in
@@ -140,11 +141,11 @@ import Larder
             return bytes
         }
         let last = DocumentRecord.seal(["age": 200], key: DocumentTable.recordKey(200))
-        // Its directory covers slots 0 ... 72, 2 bytes each, and points at slot 72's entry.
-        let entriesEnd = second.count - 73 * 2 - 6
-        let lastEntry = entriesEnd - last.count - 2
-        #expect(Array(second[lastEntry ..< entriesEnd]) == [0x48, UInt8(last.count)] + last)
-        #expect(Array(second[(entriesEnd + 72 * 2)...].prefix(4)) == [UInt8(lastEntry & 0xFF), UInt8(lastEntry >> 8), 72, 2])
+        // Its directory covers slots 0 ... 72, 2 bytes each, and points at slot 72's entry, the last.
+        let lastEntry = second.count - last.count - 2
+        #expect(Array(second[lastEntry...]) == [0x48, UInt8(last.count)] + last)
+        #expect(Array(second[1 ..< 3]) == [72, 2])
+        #expect(Array(second[(7 + 72 * 2) ..< (7 + 73 * 2)]) == [UInt8(lastEntry & 0xFF), UInt8(lastEntry >> 8)])
     }
 
     private func order(_ a: [UInt8], _ b: [UInt8]) -> Int {

@@ -47,21 +47,23 @@ import SpeedSupport
             let indexed = PageLayout(slotBits: slotBits, hasDirectory: true)
             let plain = PageLayout(slotBits: slotBits)
             for trial in 0 ..< 30 {
-                // Every tenth page is large enough for 4-byte offsets.
+                // Every tenth page has large records.
                 let sizes = trial % 10 == 9 ? 1_500 ... 3_000 : 0 ... 300
                 let entries = randomEntries(capacity: indexed.capacity, sizes: sizes, using: &generator)
                 let withDirectory = page(entries, layout: indexed)
                 let without = page(entries, layout: plain)
                 #expect(withDirectory[0] == RecordPage.indexedFormat)
                 #expect(without[0] == RecordPage.format)
-                // The same entries, then the directory: offsets up to the last slot, its
-                // number, their width, a checksum.
-                #expect(Array(withDirectory[1 ..< without.count]) == Array(without[1...]))
-                let width = without.count <= Int(UInt16.max) ? 2 : 4
+                // The directory (the last slot, the offsets' width, a checksum, an offset per
+                // slot up to the last), then the same entries.
                 let lastSlot = entries.last?.slot ?? 0
-                #expect(withDirectory.count == without.count + (lastSlot + 1) * width + 6)
-                #expect(withDirectory[withDirectory.count - 6] == UInt8(lastSlot))
-                #expect(withDirectory[withDirectory.count - 5] == UInt8(width))
+                let width = 7 + (lastSlot + 1) * 2 + without.count - 1 <= Int(UInt16.max) ? 2 : 4
+                #expect(withDirectory.count == without.count + 6 + (lastSlot + 1) * width)
+                #expect(Array(withDirectory.suffix(without.count - 1)) == Array(without[1...]))
+                #expect(withDirectory[1] == UInt8(lastSlot))
+                #expect(withDirectory[2] == UInt8(width))
+                // Every tenth page of 128 or 256 slots has 4-byte offsets.
+                #expect(trial % 10 != 9 || slotBits < 7 || width == 4)
 
                 let number: UInt64 = 3
                 let first = indexed.firstRowID(ofPage: number)
@@ -99,12 +101,12 @@ import SpeedSupport
                                     (5, envelope(Array(repeating: 5, count: 7), rowID: 5)),
                                     (70, envelope(Array(repeating: 70, count: 300), rowID: 70))]
         let good = page(entries, layout: layout)
-        let directoryStart = good.count - 6 - 71 * 2
-        // Any bit flipped in the directory or its trailer: a record read alone comes back, or
+        let directoryEnd = 7 + 71 * 2
+        // Any bit flipped in the directory: a record read alone comes back, or
         // the page is damage, or the bytes found do not open as that rowID's record. A walk
         // of the page checks the whole directory.
-        for position in directoryStart ..< good.count {
-            for flip: UInt8 in [0x01, 0x10, 0x80] {
+        for position in 1 ..< directoryEnd {
+            for flip: UInt8 in [0x01, 0x04, 0x10, 0x80] {
                 var damaged = good
                 damaged[position] ^= flip
                 for (slot, expected) in entries {
@@ -123,7 +125,7 @@ import SpeedSupport
         }
         // A slot without entry is answered through the checksum: a flipped offset of an
         // absent slot that leads nowhere is damage, and so is any damage when none is found.
-        for position in directoryStart ..< good.count {
+        for position in 1 ..< directoryEnd {
             var damaged = good
             damaged[position] ^= 0x01
             #expect(throws: RecordPage.Damage.self) { try record(2, in: damaged, layout: layout) }
@@ -133,12 +135,14 @@ import SpeedSupport
         func resealed(_ change: (inout [UInt8]) -> Void) -> [UInt8] {
             var bytes = good
             change(&bytes)
-            let checksum = bytes.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[directoryStart ..< good.count - 4])) }
-            withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(good.count - 4 ..< good.count, with: $0) }
+            let checksum = bytes.withUnsafeBytes {
+                Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[1 ..< 3]), UnsafeRawBufferPointer(rebasing: $0[7 ..< directoryEnd]))
+            }
+            withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(3 ..< 7, with: $0) }
             return bytes
         }
         let swapped = resealed { bytes in
-            let one = directoryStart + 1 * 2, five = directoryStart + 5 * 2
+            let one = 7 + 1 * 2, five = 7 + 5 * 2
             for index in 0 ..< 2 { bytes.swapAt(one + index, five + index) }
         }
         #expect(throws: RecordPage.Damage.self) { try record(1, in: swapped, layout: layout) }
@@ -146,14 +150,16 @@ import SpeedSupport
         #expect(try record(70, in: swapped, layout: layout) == entries[2].envelope)
         #expect(throws: RecordPage.Damage.self) { try records(in: swapped, number: 0, layout: layout) }
         let leftOut = resealed { bytes in
-            bytes[directoryStart + 5 * 2] = 0
-            bytes[directoryStart + 5 * 2 + 1] = 0
+            bytes[7 + 5 * 2] = 0
+            bytes[7 + 5 * 2 + 1] = 0
         }
         // Reading slot 5 alone cannot tell; a walk of the page (verify, scans) does.
         #expect(try record(5, in: leftOut, layout: layout) == nil)
         #expect(throws: RecordPage.Damage.self) { try records(in: leftOut, number: 0, layout: layout) }
         // A truncated page.
-        #expect(throws: RecordPage.Damage.self) { try record(1, in: Array(good.dropLast()), layout: layout) }
+        #expect(throws: RecordPage.Damage.self) { try record(70, in: Array(good.dropLast()), layout: layout) }
+        #expect(throws: RecordPage.Damage.self) { try records(in: Array(good.dropLast()), number: 0, layout: layout) }
+        #expect(throws: RecordPage.Damage.self) { try record(1, in: Array(good.prefix(directoryEnd)), layout: layout) }
         #expect(throws: RecordPage.Damage.self) { try record(1, in: Array(good.prefix(7)), layout: layout) }
     }
 

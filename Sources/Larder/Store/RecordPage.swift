@@ -11,16 +11,17 @@
 // Other tables may group more rowIDs a page (PageLayout; LarderDocuments' collections put
 // 128): the functions that split rowIDs take the layout, class files' by default.
 //
-// A layout with a directory writes the indexed format, whose entries are followed by a table
+// A layout with a directory writes the indexed format, whose entries are preceded by a table
 // giving each slot's entry, so that reading one record jumps to it instead of walking the
-// entries before it (128 entries of a 15 KB page are as many cache misses):
+// entries before it (128 entries of a 15 KB page are as many cache misses), and finds the
+// table next to the page's start, which the read of the page's header just brought in:
 //
-//   value:  [0x51 indexed page format][entry]...
-//           [offset of slot 0]...[offset of slot m][m, 1 byte][width, 1 byte][CRC-32, 4 bytes]
+//   value:  [0x51 indexed page format][m, 1 byte][width, 1 byte][CRC-32, 4 bytes]
+//           [offset of slot 0]...[offset of slot m][entry]...
 //           m = the last slot with an entry; an offset is where the slot's entry starts,
 //           counted from the format byte, 0 for a slot without entry; `width` bytes each,
 //           little-endian; width is 2 when every offset fits in 16 bits, else 4. The CRC-32
-//           (little-endian) of the offsets, m and width makes a damaged directory an error,
+//           (little-endian) of m, width and the offsets makes a damaged directory an error,
 //           never a document silently missing: a walk checks it, and so does a read of one
 //           slot that finds no entry (an entry found has its envelope's own checksum).
 //
@@ -37,8 +38,9 @@ package enum RecordPage {
     package static let format: UInt8 = 0x50
     /// The first byte of a page value followed by a directory of its entries.
     package static let indexedFormat: UInt8 = 0x51
-    /// The bytes after an indexed page's directory offsets: last slot, width, checksum.
-    static let directoryTrailerSize = 6
+    /// The bytes of an indexed page before its directory's offsets: format, last slot, width,
+    /// checksum.
+    static let directoryHeaderSize = 7
     /// Bytes in a page key.
     package static let keySize = 9
 
@@ -123,16 +125,17 @@ package enum RecordPage {
         bytes.appendBytes(envelope)
     }
 
-    /// Ends a page begun with ``beginPage(in:layout:)`` whose entries are all appended: adds
-    /// the directory of an indexed page.
+    /// Ends a page begun with ``beginPage(in:layout:)`` whose entries are all appended: puts
+    /// the directory of an indexed page before its entries.
     static func finishPage(_ bytes: inout [UInt8], layout: PageLayout) {
         guard layout.hasDirectory else { return }
-        var offsets = [Int](repeating: 0, count: layout.capacity)
+        // Where each slot's entry starts among the entries (after the format byte).
+        var starts = [Int](repeating: -1, count: layout.capacity)
         var lastSlot = 0
         var position = 1
         while position < bytes.count {
             let slot = Int(bytes[position])
-            offsets[slot] = position
+            starts[slot] = position - 1
             lastSlot = slot
             position += 1
             var size = 0
@@ -146,16 +149,20 @@ package enum RecordPage {
             }
             position += size
         }
-        let width = bytes.count <= Int(UInt16.max) ? 2 : 4
-        let start = bytes.count
-        bytes.reserveCapacity(start + (lastSlot + 1) * width + directoryTrailerSize)
-        for offset in offsets[...lastSlot] {
-            for byteIndex in 0 ..< width { bytes.append(UInt8(truncatingIfNeeded: offset >> (8 * byteIndex))) }
+        let entriesSize = bytes.count - 1
+        let width = directoryHeaderSize + (lastSlot + 1) * 2 + entriesSize <= Int(UInt16.max) ? 2 : 4
+        let entriesStart = directoryHeaderSize + (lastSlot + 1) * width
+        var directory: [UInt8] = [UInt8(lastSlot), UInt8(width), 0, 0, 0, 0]
+        directory.reserveCapacity(directory.count + (lastSlot + 1) * width)
+        for start in starts[...lastSlot] {
+            let offset = start < 0 ? 0 : entriesStart + start
+            for byteIndex in 0 ..< width { directory.append(UInt8(truncatingIfNeeded: offset >> (8 * byteIndex))) }
         }
-        bytes.append(UInt8(lastSlot))
-        bytes.append(UInt8(width))
-        let checksum = bytes.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[start...])) }
-        withUnsafeBytes(of: checksum.littleEndian) { bytes.appendBytes($0) }
+        let checksum = directory.withUnsafeBytes {
+            Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[..<2]), UnsafeRawBufferPointer(rebasing: $0[6...]))
+        }
+        withUnsafeBytes(of: checksum.littleEndian) { directory.replaceSubrange(2 ..< 6, with: $0) }
+        bytes.insert(contentsOf: directory, at: 1)
     }
 
     /// Walks the entries of a page, checking every bound; on an indexed page, also finds
@@ -165,13 +172,15 @@ package enum RecordPage {
         let firstRowID: UInt64
         /// Slots at or past this are damage.
         private let capacity: Int
-        /// Where the entries end: the page's end, or an indexed page's directory.
+        /// Where the entries start: after the format byte, or an indexed page's directory.
+        private let entriesStart: Int
+        /// Where the entries end: the page's end.
         private let end: Int
         /// Bytes per directory offset; 0 for a page without directory.
         private let width: Int
         /// Slots the directory has offsets for: up to the last slot with an entry.
         private let directorySlots: Int
-        private var position = 1
+        private var position = 0
         private var lastSlot = -1
         /// Where the entry last read by ``next()`` starts.
         private var entryStart = 0
@@ -183,27 +192,28 @@ package enum RecordPage {
             self.page = page
             self.firstRowID = firstRowID
             capacity = layout.capacity
+            end = page.count
             guard page.count > 1 else { throw Damage(firstRowID: firstRowID) }
             switch page[0] {
             case RecordPage.format:
-                end = page.count
+                entriesStart = 1
                 width = 0
                 directorySlots = 0
             case RecordPage.indexedFormat:
-                // The trailer: [last slot][width][CRC-32, 4 bytes].
-                let count = page.count
-                let trailer = count - RecordPage.directoryTrailerSize
-                guard trailer > 1 else { throw Damage(firstRowID: firstRowID) }
-                let slots = Int(page[trailer]) + 1
-                let width = Int(page[trailer + 1])
-                let end = trailer - slots * width
-                guard width == 2 || width == 4, slots <= capacity, end > 1 else { throw Damage(firstRowID: firstRowID) }
+                guard page.count > RecordPage.directoryHeaderSize else { throw Damage(firstRowID: firstRowID) }
+                let slots = Int(page[1]) + 1
+                let width = Int(page[2])
+                let entriesStart = RecordPage.directoryHeaderSize + slots * width
+                guard width == 2 || width == 4, slots <= capacity, entriesStart < page.count else {
+                    throw Damage(firstRowID: firstRowID)
+                }
                 self.width = width
-                self.end = end
+                self.entriesStart = entriesStart
                 directorySlots = slots
             default:
                 throw Damage(firstRowID: firstRowID)
             }
+            position = entriesStart
         }
 
         /// True for an indexed page.
@@ -239,11 +249,10 @@ package enum RecordPage {
         /// Throws ``Damage`` unless an indexed page's directory matches its checksum.
         func checkDirectoryChecksum() throws(Damage) {
             guard hasDirectory else { return }
-            let checksummed = end ..< page.count - 4
-            let stored = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: page.count - 4, as: UInt32.self))
-            guard Checksum.crc32(UnsafeRawBufferPointer(rebasing: page[checksummed])) == stored else {
-                throw Damage(firstRowID: firstRowID)
-            }
+            let stored = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 3, as: UInt32.self))
+            let computed = Checksum.crc32(UnsafeRawBufferPointer(rebasing: page[1 ..< 3]),
+                                          UnsafeRawBufferPointer(rebasing: page[RecordPage.directoryHeaderSize ..< entriesStart]))
+            guard computed == stored else { throw Damage(firstRowID: firstRowID) }
         }
 
         /// Throws ``Damage`` unless the directory of an indexed page points at the entry
@@ -275,7 +284,7 @@ package enum RecordPage {
         @inline(__always)
         private func directoryOffset(ofSlot slot: Int) -> Int {
             guard let base = page.baseAddress else { return 0 }
-            let at = end &+ slot &* width
+            let at = RecordPage.directoryHeaderSize &+ slot &* width
             return width == 2 ? Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
                               : Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
         }
@@ -284,7 +293,7 @@ package enum RecordPage {
         @inline(__always)
         private func entry(at position: inout Int) throws(Damage) -> (slot: Int, envelope: UnsafeRawBufferPointer) {
             let end = end
-            guard position >= 1, position < end, let base = page.baseAddress else { throw Damage(firstRowID: firstRowID) }
+            guard position >= entriesStart, position < end, let base = page.baseAddress else { throw Damage(firstRowID: firstRowID) }
             let slot = Int(base.load(fromByteOffset: position, as: UInt8.self))
             guard slot < capacity else { throw Damage(firstRowID: firstRowID) }
             position &+= 1
