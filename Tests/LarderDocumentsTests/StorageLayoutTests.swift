@@ -277,23 +277,30 @@ import Testing
         #expect(try temporary.store.collection("things").find(where: "[n] >= ?", args: [299]).map { $0["n"] } == [299, 300])
     }
 
-    @Test func aCollectionInFormatTwoKeepsPagesOf32() throws {
-        let temporary = try TemporaryStore()
-        // A collection as format 2 wrote it: 100 documents in pages of 32 rowIDs.
-        let key = CollectionDefinition.metadataKey(for: "old")
-        let definition: JSON = ["format": 2, "nextRowID": 101, "nextIndexID": 1, "indexes": [], "queryable": [],
-                                "aliases": [:], "defaults": [:]]
+    /// Writes collection `name` as an older `format` did: `documents` documents `{"n": rowID}`
+    /// in pages of `layout`, and its definition.
+    private func writeOldCollection(_ name: String, format: Int, layout: PageLayout, documents: Int,
+                                    in temporary: TemporaryStore) throws {
+        let key = CollectionDefinition.metadataKey(for: name)
+        let definition: JSON = ["format": .int(Int64(format)), "nextRowID": .int(Int64(documents + 1)), "nextIndexID": 1,
+                                "indexes": [], "queryable": [], "aliases": [:], "defaults": [:]]
         try temporary.store.collection("empty").withState { state in
-            var records = PendingRecords(layout: .objects)
-            for rowID in 1 ... 100 {
+            var records = PendingRecords(layout: layout)
+            for rowID in 1 ... documents {
                 let record = DocumentRecord.seal(["n": .int(Int64(rowID))], key: DocumentTable.recordKey(Int64(rowID)), isDocument: true)
                 record.withUnsafeBytes { records.add(envelope: $0, rowID: UInt64(rowID)) }
             }
             var batch = WriteBatch()
-            _ = try state.backend.writePages(records, of: "old", into: &batch) { _ in false }
+            _ = try state.backend.writePages(records, of: name, into: &batch) { _ in false }
             batch.put(DocumentRecord.seal(definition, key: key), forKey: key, in: DocumentStore.metadataTable)
             try state.backend.apply(batch)
         }
+    }
+
+    @Test func aCollectionInFormatTwoKeepsPagesOf32() throws {
+        let temporary = try TemporaryStore()
+        // A collection as format 2 wrote it: 100 documents in pages of 32 rowIDs.
+        try writeOldCollection("old", format: 2, layout: .objects, documents: 100, in: temporary)
         let store = try temporary.reopen()
         let old = try store.collection("old")
         let pages = { try old.withState { try $0.backend.recordCount(in: $0.name) } }
@@ -321,20 +328,7 @@ extension StorageLayoutTests {
     @Test func aCollectionInFormatThreeKeepsPagesWithoutDirectory() throws {
         let temporary = try TemporaryStore()
         // A collection as format 3 wrote it: 300 documents in pages of 128 rowIDs, no directory.
-        let key = CollectionDefinition.metadataKey(for: "old")
-        let definition: JSON = ["format": 3, "nextRowID": 301, "nextIndexID": 1, "indexes": [], "queryable": [],
-                                "aliases": [:], "defaults": [:]]
-        try temporary.store.collection("empty").withState { state in
-            var records = PendingRecords(layout: .documents)
-            for rowID in 1 ... 300 {
-                let record = DocumentRecord.seal(["n": .int(Int64(rowID))], key: DocumentTable.recordKey(Int64(rowID)), isDocument: true)
-                record.withUnsafeBytes { records.add(envelope: $0, rowID: UInt64(rowID)) }
-            }
-            var batch = WriteBatch()
-            _ = try state.backend.writePages(records, of: "old", into: &batch) { _ in false }
-            batch.put(DocumentRecord.seal(definition, key: key), forKey: key, in: DocumentStore.metadataTable)
-            try state.backend.apply(batch)
-        }
+        try writeOldCollection("old", format: 3, layout: .documents, documents: 300, in: temporary)
         let pageFormats = { (collection: DocumentCollection) in
             try collection.withState { state in
                 var formats: [UInt8] = []
