@@ -21,11 +21,6 @@ struct DocumentTable {
     /// Up to this many records wanted from one page are read through its directory; more, in
     /// one walk of the page.
     static let recordsReadThroughDirectory = 16
-    /// The same when every page is scanned for the records wanted: a walk streams through
-    /// the page, while jumps to its records miss the cache one by one, so walks win sooner
-    /// (measured: a find wanting 16 of a page's 128 records ran slower through the directory,
-    /// one wanting 5 ran 14% fewer instructions).
-    static let recordsReadThroughDirectoryInScans = 8
     let backend: SharedBackend
     /// The table's name: the collection's.
     let name: String
@@ -69,11 +64,14 @@ struct DocumentTable {
     /// `DocumentError.corruptDocument`.
     private func forEachPage(_ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
         try backend.forEachRecord(in: name) { key, page in
-            guard let number = RecordPage.number(inKey: key) else {
-                throw DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a page key")
-            }
+            guard let number = RecordPage.number(inKey: key) else { throw notAPageKey() }
             return try readingPage { try body(number, page) }
         }
+    }
+
+    /// The error for a record of the table whose key is not a page's.
+    private func notAPageKey() -> DocumentError {
+        DocumentError.corruptDocument(collection: name, rowID: 0, reason: "a key is not a page key")
     }
 
     /// Runs `body`, which parses a page, reporting damage as `DocumentError.corruptDocument`
@@ -140,47 +138,27 @@ struct DocumentTable {
             wanted[Int(rowID >> 6)] |= 1 << UInt64(rowID & 63)
             pageIsWanted[Int(layout.number(of: UInt64(rowID)))] = true
         }
-        let layout = layout
-        // Constants from here on: a closure reads them without boxes or exclusivity checks.
-        let wantedBits = wanted, wantedPages = pageIsWanted
-        // A page with a directory and few wanted records (its rowIDs fill whole words of
-        // `wantedBits`) is read at those records only, not walked.
-        let wordsPerPage = layout.hasDirectory ? layout.capacity / 64 : 0
-        func take(_ page: UnsafeRawBufferPointer, number: Int) throws {
-            try readingPage {
-                if wordsPerPage > 0 {
-                    let firstWord = number * wordsPerPage
-                    let words = wantedBits[min(firstWord, wantedBits.count) ..< min(firstWord + wordsPerPage, wantedBits.count)]
-                    if words.reduce(0, { $0 + $1.nonzeroBitCount }) <= Self.recordsReadThroughDirectoryInScans {
-                        for (word, bits) in zip(words.indices, words) {
-                            var remaining = bits
-                            while remaining != 0 {
-                                let rowID = Int64(word << 6 | remaining.trailingZeroBitCount)
-                                remaining &= remaining - 1
-                                if let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout) {
-                                    batch.append(record, rowID: rowID)
-                                }
-                            }
-                        }
-                        return
-                    }
-                }
-                try RecordPage.forEachRecord(in: page, number: UInt64(number), layout: layout) { rowID, record in
-                    let word = Int(rowID >> 6)
-                    if word < wantedBits.count, wantedBits[word] & (1 << (rowID & 63)) != 0 {
-                        batch.append(record, rowID: Int64(rowID))
-                    }
-                }
+        let picker = PagePicker(wanted: wanted, layout: layout)
+        let wantedPages = pageIsWanted
+        // Read in place, the pages are picked on every core, in page order.
+        let inPlace = try backend.withRecordsInPlace(in: name) { records in
+            var pages: [(number: Int, page: UnsafeRawBufferPointer)] = []
+            for (key, value) in records {
+                guard let number = RecordPage.number(inKey: key) else { throw notAPageKey() }
+                if number < UInt64(wantedPages.count), wantedPages[Int(number)] { pages.append((Int(number), value)) }
             }
+            pages.sort { $0.number < $1.number }
+            batch = try readingPage { try picker.pick(pages, records: rowIDs.count) }
         }
-        // Pages come in storage order: note where each page's records went, then put the
-        // spans in page order.
+        if inPlace { return batch }
+        // Else pages come in storage order: note where each page's records went, then put
+        // the spans in page order.
         var visited: [(number: Int, start: Int, end: Int)] = []
         try forEachPage { pageNumber, page in
             let number = Int(pageNumber)
             guard number < wantedPages.count, wantedPages[number] else { return true }
             let start = batch.spans.count
-            try take(page, number: number)
+            try picker.pick(page, number: number, into: &batch)
             visited.append((number, start, batch.spans.count))
             return true
         }

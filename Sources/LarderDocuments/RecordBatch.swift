@@ -26,6 +26,13 @@ struct RecordBatch {
         bytes.appendBytes(record)
     }
 
+    /// Adds copies of every record of `other`, after this batch's.
+    mutating func append(contentsOf other: RecordBatch) {
+        let base = bytes.count
+        bytes.append(contentsOf: other.bytes)
+        spans.append(contentsOf: other.spans.lazy.map { ($0.rowID, base + $0.start, $0.count) })
+    }
+
     /// Below this many records, decoding stays on the calling thread.
     static let parallelThreshold = 2_048
 
@@ -43,7 +50,7 @@ struct RecordBatch {
                 }
             }
             let chunks = min(spans.count / 512, ProcessInfo.processInfo.activeProcessorCount * 4)
-            let outcomes = ChunkOutcomes(count: chunks)
+            let outcomes = ChunkOutcomes(count: chunks, initial: 0)
             return try Array(unsafeUninitializedCapacity: spans.count) { buffer, initialized in
                 guard let output = buffer.baseAddress else { return }
                 let shared = SharedInput(bytes: bytes, spans: spans, output: output)
@@ -61,15 +68,15 @@ struct RecordBatch {
                             (shared.output + index).initialize(to: (span.rowID, try open(record, span.rowID, shapes)))
                             done += 1
                         }
-                        outcomes.set(chunk, initialized: done, error: nil)
+                        outcomes.set(chunk, value: done, error: nil)
                     } catch {
-                        outcomes.set(chunk, initialized: done, error: error)
+                        outcomes.set(chunk, value: done, error: error)
                     }
                 }
                 if let error = outcomes.firstError {
                     // Nothing is returned: undo what every chunk initialized.
                     for chunk in 0 ..< chunks {
-                        (output + range(of: chunk).lowerBound).deinitialize(count: outcomes.initialized(chunk))
+                        (output + range(of: chunk).lowerBound).deinitialize(count: outcomes.value(chunk))
                     }
                     throw error
                 }
@@ -84,36 +91,5 @@ struct RecordBatch {
         let bytes: UnsafeRawBufferPointer
         let spans: [(rowID: Int64, start: Int, count: Int)]
         let output: UnsafeMutablePointer<(rowID: Int64, document: JSON)>
-    }
-
-    /// What each chunk did: how many elements it initialized, and its error if it failed.
-    private final class ChunkOutcomes: @unchecked Sendable {
-        private var counts: [Int]
-        private var errors: [(any Error)?]
-        private let lock = NSLock()
-
-        init(count: Int) {
-            counts = Array(repeating: 0, count: count)
-            errors = Array(repeating: nil, count: count)
-        }
-
-        func set(_ chunk: Int, initialized: Int, error: (any Error)?) {
-            lock.lock()
-            counts[chunk] = initialized
-            errors[chunk] = error
-            lock.unlock()
-        }
-
-        func initialized(_ chunk: Int) -> Int {
-            lock.lock()
-            defer { lock.unlock() }
-            return counts[chunk]
-        }
-
-        var firstError: (any Error)? {
-            lock.lock()
-            defer { lock.unlock() }
-            return errors.lazy.compactMap { $0 }.first
-        }
     }
 }

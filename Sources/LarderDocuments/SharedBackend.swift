@@ -28,6 +28,11 @@ final class SharedBackend: @unchecked Sendable {
         try locked { try backend.readValue(forKey: key, in: table, body) }
     }
 
+    func withRecordsInPlace(in table: String,
+                            _ body: ([(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) throws -> Void) throws -> Bool {
+        try locked { try backend.withRecordsInPlace(in: table, body) }
+    }
+
     func forEachRecord(in table: String, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
         try locked { try backend.forEachRecord(in: table, body) }
     }

@@ -108,6 +108,18 @@ internal final class HashDatabase {
         try MappedRecordLookup.forEachRecord(in: try openHandle(), body)
     }
 
+    /// Every record in storage order, in place in the file's mapped memory (valid until the
+    /// next write to the file), or nil when only `tchdbforeach` can walk the file.
+    func recordsInPlace() throws -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]? {
+        var records: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+        records.reserveCapacity(try recordCount())
+        guard try mappedRecords({ key, value in
+            records.append((key, value))
+            return true
+        }) else { return nil }
+        return records
+    }
+
     /// Calls `body` with every record in storage order, as `tchdbforeach` copies them, until
     /// it returns false.
     func copiedRecords(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {

@@ -140,6 +140,25 @@ public final class TokyoCabinetBackend: Backend {
         try database(for: table)?.forEachRecord(body)
     }
 
+    /// Calls `body` once with every record of `table` (a `.tch` file), in file order, all
+    /// read in place in the file's mapped memory, and returns true; returns false without
+    /// calling it when they cannot be read in place (``forEachRecord(in:_:)`` reads them
+    /// then). The pointers are valid only during `body`, which must not write to the store;
+    /// other threads may read them while it runs.
+    ///
+    /// ```swift
+    /// let inPlace = try backend.withRecordsInPlace(in: "Song") { records in print(records.count) }
+    /// ```
+    public func withRecordsInPlace(
+        in table: String,
+        _ body: ([(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) throws -> Void
+    ) throws -> Bool {
+        guard let database = try database(for: table) as? HashDatabase,
+              let records = try database.recordsInPlace() else { return false }
+        try body(records)
+        return true
+    }
+
     /// Calls `body` with the records of the ordered table `table` whose keys lie between
     /// `start` and `end` (inclusive; nil is open), in ascending byte order of keys, or
     /// descending when `reverse`, until it returns false. Throws
