@@ -176,6 +176,29 @@ import SpeedSupport
         for key in keys { #expect(try database.mappedValue(forKey: key).map(Array.init) == key) }
     }
 
+    @Test func aBackendHandsOutAHashTablesRecordsInPlaceAllAtOnce() throws {
+        let directory = TemporaryDirectory("mapped-backend")
+        let backend = try TokyoCabinetBackend(path: directory.path)
+        var batch = WriteBatch()
+        for number in 0 ..< 500 { batch.put(Array("value \(number)".utf8), forKey: Array("key \(number)".utf8), in: "Things") }
+        for number in 0 ..< 5 { batch.put([UInt8(number)], forKey: [7, UInt8(number)], in: "t.idx") }
+        try backend.apply(batch)
+        var walked: [[UInt8]: [UInt8]] = [:]
+        try backend.forEachRecord(in: "Things") { key, value in
+            walked[Array(key)] = Array(value)
+            return true
+        }
+        var inPlace: [[UInt8]: [UInt8]] = [:]
+        #expect(try backend.withRecordsInPlace(in: "Things") { records in
+            for (key, value) in records { inPlace[Array(key)] = Array(value) }
+        })
+        #expect(walked.count == 500)
+        #expect(inPlace == walked)
+        // An ordered table (a B+tree file) is not read this way.
+        #expect(try !backend.withRecordsInPlace(in: "t.idx") { _ in Issue.record("read in place") })
+        try backend.close()
+    }
+
     // MARK: Damaged files
 
     /// A file of `bucketCount` 64-bit buckets holding one record for `key` in its bucket;
