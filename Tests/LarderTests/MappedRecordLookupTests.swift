@@ -93,6 +93,8 @@ import SpeedSupport
         let walked = try records(in: database, mapped: true)
         #expect(walked.count == model.count)
         #expect(walked.elementsEqual(try records(in: database, mapped: false), by: ==))
+        let all = try #require(try database.recordsInPlace())
+        #expect(all.map { (Array($0.key), Array($0.value)) }.elementsEqual(walked, by: ==))
         for (key, value) in walked { #expect(model[key] == value) }
         // Stopping early.
         var visited = 0
@@ -154,6 +156,7 @@ import SpeedSupport
         #expect(inPlace < 100)
         // A walk in place would miss records: Tokyo Cabinet walks them.
         #expect(try !database.mappedRecords { _, _ in Issue.record("walked in place"); return true })
+        #expect(try database.recordsInPlace() == nil)
         var walked: [[UInt8]: [UInt8]] = [:]
         try database.forEachRecord { key, value in
             walked[Array(key)] = Array(value)
@@ -171,6 +174,7 @@ import SpeedSupport
         }
         #expect(try database.mappedValue(forKey: keys[0]) == nil)
         #expect(try !database.mappedRecords { _, _ in true })
+        #expect(try database.recordsInPlace() == nil)
         #expect(try read(keys[0], in: database) == keys[0])
         // Reading through Tokyo Cabinet wrote the pool to the file: now every record is in place.
         for key in keys { #expect(try database.mappedValue(forKey: key).map(Array.init) == key) }

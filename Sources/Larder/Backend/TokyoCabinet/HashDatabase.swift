@@ -111,13 +111,7 @@ internal final class HashDatabase {
     /// Every record in storage order, in place in the file's mapped memory (valid until the
     /// next write to the file), or nil when only `tchdbforeach` can walk the file.
     func recordsInPlace() throws -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]? {
-        var records: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
-        records.reserveCapacity(try recordCount())
-        guard try mappedRecords({ key, value in
-            records.append((key, value))
-            return true
-        }) else { return nil }
-        return records
+        MappedRecordLookup.records(in: try openHandle())
     }
 
     /// Calls `body` with every record in storage order, as `tchdbforeach` copies them, until

@@ -67,6 +67,24 @@ enum MappedRecordLookup {
         return true
     }
 
+    /// Every record of the database in file order, in place in the mapped memory, or nil
+    /// when only `tchdbforeach` can walk the file (the conditions of
+    /// ``forEachRecord(in:_:)``). One pass: nothing is handed out before the whole file parsed.
+    static func records(in handle: UnsafeMutablePointer<TCHDB>) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]? {
+        let database = handle.pointee
+        guard let map = database.map, database.drpool == nil, !database.zmode, database.enc == nil,
+              !database.fatal, database.fsiz <= database.xmsiz,
+              let file = File(base: UnsafeRawPointer(map), end: Int(database.fsiz), alignmentPower: Int(database.apow),
+                              isLarge: database.ba64 != nil, bucketCount: database.bnum) else { return nil }
+        var records: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+        records.reserveCapacity(Int(database.rnum))
+        let parsed = file.walk(from: Int(database.frec)) { record in
+            if let record { records.append((record.key, record.value)) }
+            return true
+        }
+        return parsed ? records : nil
+    }
+
     /// memcmp of two buffers of the same size.
     static func compare(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Int32 {
         guard let firstBytes = first.baseAddress, let secondBytes = second.baseAddress else { return 0 }
