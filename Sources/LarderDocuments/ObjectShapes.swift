@@ -102,6 +102,17 @@ final class ObjectShapes {
         if let earlier = keyCounts[..<position].firstIndex(of: count) { shapes.swapAt(earlier, position) }
     }
 
+    /// Takes up the key sets `other` learned and this one has not, after its own: a
+    /// collection's own sets learn from the threads of a big find. (A set never changes once
+    /// made, so both can hold it.)
+    func adopt(_ other: ObjectShapes) {
+        for (shape, count) in zip(other.shapes, other.keyCounts) where shapes.count < Self.capacity {
+            guard !shapes.contains(where: { $0 === shape || $0.holds(exactly: shape.template) }) else { continue }
+            shapes.append(shape)
+            keyCounts.append(count)
+        }
+    }
+
     /// Keeps the key set of `members`, decoded member by member, for the next objects, unless
     /// it is kept already or this thread's objects rarely share their keys (then keeping them
     /// costs more than it saves).

@@ -58,9 +58,11 @@ struct RecordBatch {
                 @Sendable func range(of chunk: Int) -> Range<Int> {
                     (chunk * count / chunks) ..< ((chunk + 1) * count / chunks)
                 }
+                let learned = LearnedShapes()
                 DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                     var done = 0
                     let shapes = ObjectShapes()
+                    defer { if chunk == 0 { learned.keep(shapes) } }
                     do {
                         for index in range(of: chunk) {
                             let span = shared.spans[index]
@@ -81,7 +83,19 @@ struct RecordBatch {
                     throw error
                 }
                 initialized = spans.count
+                // The first chunk's key sets serve the calling thread's next small decodes.
+                if let first = learned.shapes { shapes.adopt(first) }
             }
+        }
+    }
+
+    /// The key sets a decoding thread learned, handed to the calling thread once it is done.
+    private final class LearnedShapes: @unchecked Sendable {
+        // @unchecked: set by one thread inside concurrentPerform, read after it returns.
+        private(set) var shapes: ObjectShapes?
+
+        func keep(_ shapes: ObjectShapes) {
+            self.shapes = shapes
         }
     }
 

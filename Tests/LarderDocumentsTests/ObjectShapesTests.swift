@@ -122,3 +122,42 @@ import SpeedSupport
         }
     }
 }
+
+extension ObjectShapesTests {
+    @Test func keySetsLearnedElsewhereAreTakenUpOnce() throws {
+        let learner = ObjectShapes()
+        let documents: [JSON] = [["name": "a", "age": 1], ["name": "b", "address": ["city": "x", "zip": "1"]]]
+        for document in documents {
+            _ = try decodeBothWays(JSONBinary.encode(document), rowID: 1, shapes: learner)
+        }
+        #expect(learner.shapes.count == 3)   // {name, age, __rowid__}, {name, address, __rowid__}, {city, zip}
+        let table = ObjectShapes()
+        _ = try decodeBothWays(JSONBinary.encode(["name": "c", "age": 3]), rowID: 2, shapes: table)
+        table.adopt(learner)
+        table.adopt(learner)
+        #expect(table.shapes.count == 3)
+        // The adopted sets serve the next decodes: no more misses.
+        let misses = table.misses
+        for document in documents + [["name": "d", "age": 4]] {
+            _ = try decodeBothWays(JSONBinary.encode(document), rowID: 5, shapes: table)
+        }
+        #expect(table.misses == misses)
+        #expect(table.hits >= 4)
+    }
+
+    @Test func aBigFindTeachesTheCollectionItsKeySets() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("people")
+        c.cacheSize = 0
+        try c.addIndex("[age]")
+        try c.insertBatch((1 ... 5_000).map { ["name": .string("p\($0)"), "age": .int(Int64($0 % 90))] })
+        #expect(try c.withState { $0.documents.shapes.shapes.count } == 0)
+        // Through the index: the documents are decoded on every core, not with the collection's sets.
+        #expect(try c.find(where: "[age] >= ?", args: [0]).count == 5_000)
+        #expect(try c.withState { $0.documents.shapes.shapes.count } == 1)
+        // A small find now decodes from the learned set.
+        let misses = try c.withState { $0.documents.shapes.misses }
+        #expect(try c.find(where: "[name] = ?", args: ["p7"]) == [["name": "p7", "age": 7, "__rowid__": 7]])
+        #expect(try c.withState { $0.documents.shapes.misses } == misses)
+    }
+}
