@@ -37,52 +37,45 @@ enum MappedRecordLookup {
     /// only `tchdbget` can say. Valid until the next write to the database.
     static func value(forKey key: UnsafeRawBufferPointer,
                       in handle: UnsafeMutablePointer<TCHDB>) -> UnsafeRawBufferPointer? {
-        let database = handle.pointee
-        guard let map = database.map, database.drpool == nil, !database.zmode, database.enc == nil,
-              !database.fatal, database.apow < 32 else { return nil }
-        let file = File(base: UnsafeRawPointer(map), end: Int(min(database.xmsiz, database.fsiz)),
-                        alignmentPower: Int(database.apow), isLarge: database.ba64 != nil, bucketCount: database.bnum)
-        return file?.value(forKey: key)
+        mappedFile(of: handle, whole: false)?.value(forKey: key)
     }
 
     /// Calls `body` with the key and value of every record of the database in file order,
     /// in place in the mapped memory, until it returns false. Returns false without calling
-    /// `body` when only `tchdbforeach` can walk the file: the same conditions as
-    /// ``value(forKey:in:)``, part of the file unmapped, or a record or free block whose header
-    /// does not parse.
+    /// `body` when only `tchdbforeach` can walk the file (see ``records(in:)``).
     static func forEachRecord(in handle: UnsafeMutablePointer<TCHDB>,
                               _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
-        let database = handle.pointee
-        guard let map = database.map, database.drpool == nil, !database.zmode, database.enc == nil,
-              !database.fatal, database.fsiz <= database.xmsiz,
-              let file = File(base: UnsafeRawPointer(map), end: Int(database.fsiz), alignmentPower: Int(database.apow),
-                              isLarge: database.ba64 != nil, bucketCount: database.bnum),
-              file.walk(from: Int(database.frec), { _ in true }) else { return false }
-        var stopped = false
-        _ = try file.walk(from: Int(database.frec)) { record in
-            guard let record else { return true }
-            stopped = try !body(record.key, record.value)
-            return !stopped
+        guard let records = records(in: handle) else { return false }
+        for (key, value) in records {
+            guard try body(key, value) else { break }
         }
         return true
     }
 
     /// Every record of the database in file order, in place in the mapped memory, or nil
-    /// when only `tchdbforeach` can walk the file (the conditions of
-    /// ``forEachRecord(in:_:)``). One pass: nothing is handed out before the whole file parsed.
+    /// when only `tchdbforeach` can walk the file: the conditions of ``mappedFile(of:whole:)``,
+    /// or a record or free block whose header does not parse. One pass: nothing is handed out
+    /// before the whole file parsed.
     static func records(in handle: UnsafeMutablePointer<TCHDB>) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]? {
-        let database = handle.pointee
-        guard let map = database.map, database.drpool == nil, !database.zmode, database.enc == nil,
-              !database.fatal, database.fsiz <= database.xmsiz,
-              let file = File(base: UnsafeRawPointer(map), end: Int(database.fsiz), alignmentPower: Int(database.apow),
-                              isLarge: database.ba64 != nil, bucketCount: database.bnum) else { return nil }
+        guard let file = mappedFile(of: handle, whole: true) else { return nil }
         var records: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
-        records.reserveCapacity(Int(database.rnum))
-        let parsed = file.walk(from: Int(database.frec)) { record in
+        records.reserveCapacity(Int(handle.pointee.rnum))
+        let parsed = file.walk(from: Int(handle.pointee.frec)) { record in
             if let record { records.append((record.key, record.value)) }
             return true
         }
         return parsed ? records : nil
+    }
+
+    /// The database's file as mapped, or nil when its records cannot be read in place:
+    /// records still in the delayed pool, compressed or encoded values, a fatal error, a
+    /// header that does not match the handle; with `whole`, also a file not wholly mapped.
+    private static func mappedFile(of handle: UnsafeMutablePointer<TCHDB>, whole: Bool) -> File? {
+        let database = handle.pointee
+        guard let map = database.map, database.drpool == nil, !database.zmode, database.enc == nil,
+              !database.fatal, !whole || database.fsiz <= database.xmsiz else { return nil }
+        return File(base: UnsafeRawPointer(map), end: Int(min(database.xmsiz, database.fsiz)),
+                    alignmentPower: Int(database.apow), isLarge: database.ba64 != nil, bucketCount: database.bnum)
     }
 
     /// memcmp of two buffers of the same size.
