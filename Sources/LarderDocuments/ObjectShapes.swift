@@ -107,7 +107,7 @@ final class ObjectShapes {
     /// made, so both can hold it.)
     func adopt(_ other: ObjectShapes) {
         for (shape, count) in zip(other.shapes, other.keyCounts) where shapes.count < Self.capacity {
-            guard !shapes.contains(where: { $0 === shape || $0.holds(exactly: shape.template) }) else { continue }
+            guard !shapes.contains(where: { $0.holds(exactly: shape.template) }) else { continue }
             shapes.append(shape)
             keyCounts.append(count)
         }
