@@ -28,23 +28,38 @@ final class CollectionState: DocumentSource {
 
     var defaults: JSON { definition.defaults }
 
-    /// Query texts tokenized lately, with the aliases they were expanded with: an application
-    /// runs the same few queries with different arguments, as SQLite's prepared statements.
-    private var tokenCache: [String: [QueryToken]] = [:]
-    private var tokenCacheAliases: [String: String] = [:]
-    private static let tokenCacheSize = 128
+    /// Query and orderBy texts parsed lately, with the aliases they were expanded with: an
+    /// application runs the same few queries with different arguments.
+    private var templateCache: [String: QueryTemplate] = [:]
+    private var sortKeyCache: [String: [SortKey]] = [:]
+    private var parseCacheAliases: [String: String] = [:]
+    private static let parseCacheSize = 128
 
-    /// The tokens of a query, orderBy or key list, with the collection's aliases expanded.
-    func tokens(of text: String) throws -> [QueryToken] {
-        if tokenCacheAliases != definition.aliases {
-            tokenCache.removeAll()
-            tokenCacheAliases = definition.aliases
-        }
-        if let tokens = tokenCache[text] { return tokens }
-        let tokens = try QueryTokenizer.tokenize(text, aliases: definition.aliases)
-        if tokenCache.count >= Self.tokenCacheSize { tokenCache.removeAll() }
-        tokenCache[text] = tokens
-        return tokens
+    /// The WHERE clause `text` parsed with the collection's aliases, placeholders unbound.
+    func template(of text: String) throws -> QueryTemplate {
+        clearParseCachesIfAliasesChanged()
+        if let template = templateCache[text] { return template }
+        let template = try QueryParser.parseTemplate(text, tokens: QueryTokenizer.tokenize(text, aliases: definition.aliases))
+        if templateCache.count >= Self.parseCacheSize { templateCache.removeAll() }
+        templateCache[text] = template
+        return template
+    }
+
+    /// The keys of the orderBy `text`, parsed with the collection's aliases.
+    func sortKeys(of text: String) throws -> [SortKey] {
+        clearParseCachesIfAliasesChanged()
+        if let keys = sortKeyCache[text] { return keys }
+        let keys = try QueryParser.parseSortKeys(text, tokens: QueryTokenizer.tokenize(text, aliases: definition.aliases))
+        if sortKeyCache.count >= Self.parseCacheSize { sortKeyCache.removeAll() }
+        sortKeyCache[text] = keys
+        return keys
+    }
+
+    private func clearParseCachesIfAliasesChanged() {
+        guard parseCacheAliases != definition.aliases else { return }
+        templateCache.removeAll()
+        sortKeyCache.removeAll()
+        parseCacheAliases = definition.aliases
     }
 
     /// The table of `index`.

@@ -161,4 +161,14 @@ extension DocumentCollection {
                         limit: Int? = nil) async throws -> String {
         try await enqueue { try self.explain(where: query, args: args, orderBy: orderBy, limit: limit) as String }
     }
+
+    /// Async form of ``prepare(where:orderBy:limit:offset:)``.
+    ///
+    /// ```swift
+    /// let page = try await people.prepare(where: "[age] > ?", orderBy: "[age]", limit: 20)
+    /// ```
+    public func prepare(where query: String? = nil, orderBy: String? = nil, limit: Int? = nil,
+                        offset: Int? = nil) async throws -> DocumentQuery {
+        try await enqueue { try self.prepare(where: query, orderBy: orderBy, limit: limit, offset: offset) as DocumentQuery }
+    }
 }

@@ -1,4 +1,5 @@
-// DocumentCollection+Reading: find, findOne, count and explain.
+// DocumentCollection+Reading: find, findOne, count and explain; prepare for the same run
+// many times (DocumentQuery).
 
 extension DocumentCollection {
     /// The documents the query matches (all when `where` is nil), each with its
@@ -12,13 +13,7 @@ extension DocumentCollection {
     public func find(where query: String? = nil, args: [JSON] = [], orderBy: String? = nil,
                      limit: Int? = nil, offset: Int? = nil) throws -> [JSON] {
         try withState { state in
-            // Documents come from storage and cache with their "__rowid__".
-            var rows = try QueryRun(state: state, where: query, args: args, orderBy: orderBy, limit: limit, offset: offset).rows()
-            // Moved out rather than copied: a copy would touch every document (written by
-            // decoding threads, so in other cores' caches) to retain it, then release it.
-            var documents = [JSON](repeating: .null, count: rows.count)
-            for position in rows.indices { swap(&documents[position], &rows[position].document) }
-            return documents
+            try QueryRun(state: state, where: query, args: args, orderBy: orderBy, limit: limit, offset: offset).documents()
         }
     }
 
@@ -55,6 +50,23 @@ extension DocumentCollection {
                         limit: Int? = nil) throws -> String {
         try withState { state in
             try QueryRun(state: state, where: query, args: args, orderBy: orderBy, limit: limit, offset: nil).explanation
+        }
+    }
+
+    /// Parses a find or count once, to run it many times with different arguments, like
+    /// SQLite's prepared statements. Throws `QueryError` for bad text, a negative limit or
+    /// offset; each run checks its arguments.
+    ///
+    /// ```swift
+    /// let page = try people.prepare(where: "[last_name] >= ?", orderBy: "[last_name], [first_name]", limit: 20)
+    /// let first = try page.find(args: ["A"])
+    /// let next = try page.find(args: ["Lovelace"])
+    /// ```
+    public func prepare(where query: String? = nil, orderBy: String? = nil, limit: Int? = nil,
+                        offset: Int? = nil) throws -> DocumentQuery {
+        try withState { state in
+            try DocumentQuery(collection: self, whereText: query, orderByText: orderBy,
+                              parsed: ParsedQuery(state: state, where: query, orderBy: orderBy, limit: limit, offset: offset))
         }
     }
 }

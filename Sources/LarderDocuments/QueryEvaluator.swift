@@ -12,6 +12,8 @@ struct QueryEvaluator {
             switch operand {
             case let .value(value): return value
             case let .field(path): return path.value(in: document, rowID: rowID, defaults: defaults)
+            // Queries are bound before they are evaluated (QueryRun): an argument is never met.
+            case .argument: return .null
             }
         }
         switch expression {

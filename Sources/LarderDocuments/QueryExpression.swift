@@ -1,10 +1,13 @@
-// QueryExpression: the syntax tree the parser builds, with arguments already bound, and the
-// sort keys of an orderBy. Evaluating it against a document is QueryEvaluator's job.
+// QueryExpression: the syntax tree the parser builds, and the sort keys of an orderBy. A
+// QueryTemplate holds one with its `?` placeholders unbound; planning and evaluating see it
+// with every argument bound. Evaluating it against a document is QueryEvaluator's job.
 
-/// A side of a predicate: a field of the document or a value.
+/// A side of a predicate: a field of the document, a value, or a placeholder not yet bound.
 enum QueryOperand: Equatable, Sendable {
     case field(FieldPath)
     case value(JSON)
+    /// The `?` taking the argument at this position; only in a ``QueryTemplate``.
+    case argument(Int)
 }
 
 /// A comparison operator.

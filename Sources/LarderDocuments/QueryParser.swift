@@ -1,22 +1,21 @@
 // QueryParser: the second stage. Recursive descent over the tokens into a QueryExpression
-// (WHERE), or a list of sort keys (orderBy, index definitions), binding each `?` to its
-// argument and checking the argument count. Every error is a QueryError with a position.
+// (WHERE) whose `?` placeholders a QueryTemplate binds, or a list of sort keys (orderBy, index
+// definitions). Every error is a QueryError with a position.
 
 /// Parses queries, orderBy lists and index key lists.
 struct QueryParser {
     private let tokens: [QueryToken]
     private let text: String
-    private let arguments: [JSON]
+    /// Where each `?` met so far is, in order.
+    private var placeholderPositions: [Int] = []
     private var index = 0
-    private var usedArguments = 0
     /// Parentheses and NOTs open so far: bounded, so that no query exhausts the stack.
     private var depth = 0
     static let maximumDepth = 100
 
-    private init(_ text: String, tokens: [QueryToken], arguments: [JSON]) {
+    private init(_ text: String, tokens: [QueryToken]) {
         self.text = text
         self.tokens = tokens
-        self.arguments = arguments
     }
 
     /// The expression of a WHERE clause, with `?` bound to `arguments` in order.
@@ -26,14 +25,15 @@ struct QueryParser {
 
     /// The expression of a WHERE clause already tokenized (`tokens` are `text`'s).
     static func parseWhere(_ text: String, tokens: [QueryToken], arguments: [JSON]) throws -> QueryExpression {
-        var parser = QueryParser(text, tokens: tokens, arguments: arguments)
+        try parseTemplate(text, tokens: tokens).bound(to: arguments)
+    }
+
+    /// A WHERE clause already tokenized, its placeholders left for ``QueryTemplate/bound(to:)``.
+    static func parseTemplate(_ text: String, tokens: [QueryToken]) throws -> QueryTemplate {
+        var parser = QueryParser(text, tokens: tokens)
         let expression = try parser.orExpression()
         try parser.expectEnd()
-        guard parser.usedArguments == arguments.count else {
-            throw parser.error("the query has \(parser.usedArguments) placeholders but \(arguments.count) arguments were given",
-                               at: text.count)
-        }
-        return expression
+        return QueryTemplate(text: text, expression: expression, placeholderPositions: parser.placeholderPositions)
     }
 
     /// The keys of an orderBy or index definition: `[a], [b.c] DESC`.
@@ -43,7 +43,7 @@ struct QueryParser {
 
     /// The keys of an orderBy or index definition already tokenized.
     static func parseSortKeys(_ text: String, tokens: [QueryToken]) throws -> [SortKey] {
-        var parser = QueryParser(text, tokens: tokens, arguments: [])
+        var parser = QueryParser(text, tokens: tokens)
         var keys: [SortKey] = []
         repeat {
             guard case let .field(path) = parser.current.kind, let fieldPath = FieldPath(path) else {
@@ -127,11 +127,8 @@ struct QueryParser {
             return .field(fieldPath)
         case .placeholder:
             index += 1
-            guard usedArguments < arguments.count else {
-                throw error("placeholder \(usedArguments + 1) has no argument (\(arguments.count) given)", at: token.position)
-            }
-            usedArguments += 1
-            return .value(arguments[usedArguments - 1])
+            placeholderPositions.append(token.position)
+            return .argument(placeholderPositions.count - 1)
         case let .number(value):
             index += 1
             return .value(value)

@@ -1,5 +1,6 @@
 // QueryRun: one query from text to results, tying the stages together: tokenize and parse
-// (with the collection's aliases), plan with its indexes, execute against its storage.
+// (with the collection's aliases; ParsedQuery), bind the arguments, plan with the indexes,
+// execute against the collection's storage.
 
 /// A parsed and planned query over one collection, ready to execute.
 struct QueryRun {
@@ -12,22 +13,19 @@ struct QueryRun {
 
     /// Parses and plans; throws `QueryError` for bad text, arguments, limit or offset.
     init(state: CollectionState, where query: String?, args: [JSON], orderBy: String?, limit: Int?, offset: Int?) throws {
+        try self.init(state: state, query: ParsedQuery(state: state, where: query, orderBy: orderBy, limit: limit, offset: offset),
+                      args: args)
+    }
+
+    /// Binds `args` to a query parsed before, and plans; throws `QueryError` for wrong arguments.
+    init(state: CollectionState, query: ParsedQuery, args: [JSON]) throws {
         guard !args.contains(where: { $0.nestsDeeper(than: JSON.maximumNesting) }) else { throw DocumentError.nestedTooDeeply }
-        if let query {
-            expression = try QueryParser.parseWhere(query, tokens: state.tokens(of: query), arguments: args)
-        } else {
-            guard args.isEmpty else {
-                throw QueryError(query: "", position: 0, message: "\(args.count) arguments given without a query")
-            }
-            expression = nil
-        }
-        self.orderBy = try orderBy.map { try QueryParser.parseSortKeys($0, tokens: state.tokens(of: $0)) } ?? []
-        if let limit, limit < 0 { throw QueryError(query: query ?? "", position: 0, message: "limit must not be negative") }
-        if let offset, offset < 0 { throw QueryError(query: query ?? "", position: 0, message: "offset must not be negative") }
+        expression = try query.expression(binding: args)
+        orderBy = query.orderBy
+        limit = query.limit
+        offset = query.offset
         self.state = state
-        self.limit = limit
-        self.offset = offset ?? 0
-        plan = QueryPlanner(indexes: state.definition.indexes).plan(where: expression, orderBy: self.orderBy, limit: limit)
+        plan = QueryPlanner(indexes: state.definition.indexes).plan(where: expression, orderBy: orderBy, limit: limit)
     }
 
     var executor: QueryExecutor {
@@ -36,6 +34,16 @@ struct QueryRun {
 
     func rows() throws -> [(rowID: Int64, document: JSON)] {
         try executor.rows(plan)
+    }
+
+    /// The documents of `rows()` alone, each with its "__rowid__".
+    func documents() throws -> [JSON] {
+        var rows = try rows()
+        // Moved out rather than copied: a copy would touch every document (written by
+        // decoding threads, so in other cores' caches) to retain it, then release it.
+        var documents = [JSON](repeating: .null, count: rows.count)
+        for position in rows.indices { swap(&documents[position], &rows[position].document) }
+        return documents
     }
 
     func count() throws -> Int {

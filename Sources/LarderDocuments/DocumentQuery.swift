@@ -1,0 +1,94 @@
+// DocumentQuery: a find or count prepared once and run many times with different arguments,
+// as SQLite's prepared statements: the texts are tokenized and parsed when it is made, each
+// run binds its arguments, plans with the collection's current indexes and executes.
+
+/// A query of one collection, parsed once; made by
+/// ``DocumentCollection/prepare(where:orderBy:limit:offset:)``. Runs go through the
+/// collection, in order with its other operations. If the collection's aliases change, the
+/// next run parses the texts again with the new ones.
+///
+/// ```swift
+/// let byCountry = try people.prepare(where: "[address.country] = ?", orderBy: "[age] DESC", limit: 10)
+/// for country in ["UK", "FR"] {
+///     print(country, try byCountry.find(args: [.string(country)]).count, try byCountry.count(args: [.string(country)]))
+/// }
+/// ```
+public final class DocumentQuery: Sendable {
+    /// The collection the query reads.
+    ///
+    /// ```swift
+    /// print(byCountry.collection.name)   // people
+    /// ```
+    public let collection: DocumentCollection
+    private let whereText: String?
+    private let orderByText: String?
+    private let parsed: ParsedQuery
+
+    init(collection: DocumentCollection, whereText: String?, orderByText: String?, parsed: ParsedQuery) {
+        self.collection = collection
+        self.whereText = whereText
+        self.orderByText = orderByText
+        self.parsed = parsed
+    }
+
+    /// The matching documents, each with its `"__rowid__"`, in the query's order, after its
+    /// offset and at most its limit.
+    ///
+    /// ```swift
+    /// let uk = try byCountry.find(args: ["UK"])
+    /// ```
+    public func find(args: [JSON] = []) throws -> [JSON] {
+        try run(args) { try $0.documents() }
+    }
+
+    /// The first document the query would find, or nil.
+    ///
+    /// ```swift
+    /// let oldest = try byCountry.findOne(args: ["UK"])
+    /// ```
+    public func findOne(args: [JSON] = []) throws -> JSON? {
+        try run(args, adjusting: { $0.limit = min($0.limit ?? 1, 1) }) { try $0.documents() }.first
+    }
+
+    /// How many documents match; the limit and offset apply to finds only.
+    ///
+    /// ```swift
+    /// let everyone = try byCountry.count(args: ["UK"])
+    /// ```
+    public func count(args: [JSON] = []) throws -> Int {
+        try run(args, adjusting: { $0.limit = nil; $0.offset = 0 }) { try $0.count() }
+    }
+
+    /// How a run with `args` would go: which index and ranges, or "full scan"; see
+    /// ``DocumentCollection/explain(where:args:orderBy:limit:)``.
+    ///
+    /// ```swift
+    /// print(try byCountry.explain(args: ["UK"]))
+    /// ```
+    public func explain(args: [JSON] = []) throws -> String {
+        try run(args) { $0.explanation }
+    }
+
+    /// The matching documents decoded as `T` (a `__rowid__` property receives the rowID).
+    ///
+    /// ```swift
+    /// let users = try byCountry.find(args: ["UK"], as: User.self)
+    /// ```
+    public func find<T: Decodable>(args: [JSON] = [], as type: T.Type) throws -> [T] {
+        try find(args: args).map { try $0.decode(as: T.self) }
+    }
+
+    /// Binds `args` to the parsed query (after `adjusting` it), plans, and runs `body`.
+    private func run<Result>(_ args: [JSON], adjusting adjust: (inout ParsedQuery) -> Void = { _ in },
+                             _ body: (QueryRun) throws -> Result) throws -> Result {
+        try collection.withState { state in
+            var query = parsed
+            if query.aliases != state.definition.aliases {
+                query = try ParsedQuery(state: state, where: whereText, orderBy: orderByText, limit: parsed.limit,
+                                        offset: parsed.offset)
+            }
+            adjust(&query)
+            return try body(QueryRun(state: state, query: query, args: args))
+        }
+    }
+}

@@ -1,0 +1,36 @@
+// ParsedQuery: the texts of a find or count parsed with a collection's aliases, its limit and
+// offset checked: what a prepared DocumentQuery keeps, and what each run binds arguments to.
+
+/// A query's WHERE clause, orderBy, limit and offset, parsed and checked.
+struct ParsedQuery: Sendable {
+    /// The WHERE clause; nil matches every document.
+    let template: QueryTemplate?
+    let orderBy: [SortKey]
+    var limit: Int?
+    var offset: Int
+    /// The aliases the texts were expanded with.
+    let aliases: [String: String]
+
+    /// Throws `QueryError` for bad text, a negative limit or offset.
+    init(state: CollectionState, where query: String?, orderBy: String?, limit: Int?, offset: Int?) throws {
+        template = try query.map { try state.template(of: $0) }
+        self.orderBy = try orderBy.map { try state.sortKeys(of: $0) } ?? []
+        if let limit, limit < 0 { throw QueryError(query: query ?? "", position: 0, message: "limit must not be negative") }
+        if let offset, offset < 0 { throw QueryError(query: query ?? "", position: 0, message: "offset must not be negative") }
+        self.limit = limit
+        self.offset = offset ?? 0
+        aliases = state.definition.aliases
+    }
+
+    /// The WHERE clause with `arguments` bound (nil without one); `QueryError` when their
+    /// number is not the placeholders'.
+    func expression(binding arguments: [JSON]) throws -> QueryExpression? {
+        guard let template else {
+            guard arguments.isEmpty else {
+                throw QueryError(query: "", position: 0, message: "\(arguments.count) arguments given without a query")
+            }
+            return nil
+        }
+        return try template.bound(to: arguments)
+    }
+}
