@@ -173,30 +173,34 @@ struct DocumentTable {
     /// without directory is walked up to the record); more are picked out in one walk of the
     /// whole page.
     private func readPages(of rowIDs: ArraySlice<Int64>, into batch: inout RecordBatch) throws {
+        // The wanted rowIDs of each page, then every page read in one call.
+        var pages: [(key: [UInt8], wanted: ArraySlice<Int64>)] = []
         var start = rowIDs.startIndex
         while start < rowIDs.endIndex {
             let number = layout.number(of: UInt64(rowIDs[start]))
             var end = start + 1
             while end < rowIDs.endIndex, layout.number(of: UInt64(rowIDs[end])) == number { end += 1 }
-            let wanted = rowIDs[start ..< end]
-            try backend.readValue(forKey: RecordPage.key(forPage: number), in: name) { page in
-                guard let page else { return }
-                try readingPage {
-                    if wanted.count == 1 || (layout.hasDirectory && wanted.count <= Self.recordsReadThroughDirectory) {
-                        for rowID in wanted {
-                            let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout)
-                            if let record { batch.append(record, rowID: rowID) }
-                        }
-                        return
+            pages.append((RecordPage.key(forPage: number), rowIDs[start ..< end]))
+            start = end
+        }
+        try backend.readValues(forKeys: pages.map(\.key), in: name) { position, page in
+            guard let page else { return }
+            let wanted = pages[position].wanted
+            try readingPage {
+                if wanted.count == 1 || (layout.hasDirectory && wanted.count <= Self.recordsReadThroughDirectory) {
+                    for rowID in wanted {
+                        let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout)
+                        if let record { batch.append(record, rowID: rowID) }
                     }
-                    var next = wanted.startIndex
-                    try RecordPage.forEachRecord(in: page, number: number, layout: layout) { rowID, record in
-                        while next < wanted.endIndex, UInt64(wanted[next]) < rowID { next += 1 }
-                        if next < wanted.endIndex, UInt64(wanted[next]) == rowID { batch.append(record, rowID: Int64(rowID)) }
-                    }
+                    return
+                }
+                let number = layout.number(of: UInt64(wanted[wanted.startIndex]))
+                var next = wanted.startIndex
+                try RecordPage.forEachRecord(in: page, number: number, layout: layout) { rowID, record in
+                    while next < wanted.endIndex, UInt64(wanted[next]) < rowID { next += 1 }
+                    if next < wanted.endIndex, UInt64(wanted[next]) == rowID { batch.append(record, rowID: Int64(rowID)) }
                 }
             }
-            start = end
         }
     }
 

@@ -28,6 +28,10 @@ final class SharedBackend: @unchecked Sendable {
         try locked { try backend.readValue(forKey: key, in: table, body) }
     }
 
+    func readValues(forKeys keys: [[UInt8]], in table: String, _ body: (Int, UnsafeRawBufferPointer?) throws -> Void) throws {
+        try locked { try backend.readValues(forKeys: keys, in: table, body) }
+    }
+
     func withRecordsInPlace(in table: String,
                             _ body: ([(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) throws -> Void) throws -> Bool {
         try locked { try backend.withRecordsInPlace(in: table, body) }

@@ -203,6 +203,29 @@ import SpeedSupport
         try backend.close()
     }
 
+    @Test func aBackendReadsManyKeysOfATableInOneCall() throws {
+        let directory = TemporaryDirectory("mapped-backend-keys")
+        let backend = try TokyoCabinetBackend(path: directory.path)
+        var batch = WriteBatch()
+        for number in 0 ..< 50 { batch.put(Array("value \(number)".utf8), forKey: Array("key \(number)".utf8), in: "Things") }
+        batch.put([9], forKey: [7, 1], in: "t.idx")
+        try backend.apply(batch)
+        let keys = [49, 3, 70, 3, 0].map { Array("key \($0)".utf8) }
+        var values: [(Int, String?)] = []
+        try backend.readValues(forKeys: keys, in: "Things") { position, value in
+            values.append((position, value.map { String(decoding: $0, as: UTF8.self) }))
+        }
+        #expect(values.map(\.0) == [0, 1, 2, 3, 4])
+        #expect(values.map(\.1) == ["value 49", "value 3", nil, "value 3", "value 0"])
+        var ordered: [[UInt8]?] = []
+        try backend.readValues(forKeys: [[7, 1], [7, 2]], in: "t.idx") { _, value in ordered.append(value.map(Array.init)) }
+        #expect(ordered == [[9], nil])
+        var none = 0
+        try backend.readValues(forKeys: [[1], [2]], in: "Unwritten") { _, value in none += value == nil ? 1 : 0 }
+        #expect(none == 2)
+        try backend.close()
+    }
+
     // MARK: Damaged files
 
     /// A file of `bucketCount` 64-bit buckets holding one record for `key` in its bucket;

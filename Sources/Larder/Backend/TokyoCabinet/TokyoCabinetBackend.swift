@@ -127,6 +127,27 @@ public final class TokyoCabinetBackend: Backend {
         try database.readValue(forKey: key, body)
     }
 
+    /// Calls `body` with the position of each of `keys` in turn and the value stored under it
+    /// in `table`, or nil when there is none: ``readValue(forKey:in:_:)`` for many keys, with
+    /// the table looked up once. Each pointer is valid only during its call, which must not
+    /// write to the backend.
+    ///
+    /// ```swift
+    /// try backend.readValues(forKeys: [RowIDKey.bytes(1), RowIDKey.bytes(2)], in: "Song") { position, value in
+    ///     print(position, value?.count ?? 0)
+    /// }
+    /// ```
+    public func readValues(
+        forKeys keys: [[UInt8]], in table: String,
+        _ body: (Int, UnsafeRawBufferPointer?) throws -> Void
+    ) throws {
+        let database = try database(for: table)
+        for position in keys.indices {
+            guard let database else { try body(position, nil); continue }
+            try database.readValue(forKey: keys[position]) { try body(position, $0) }
+        }
+    }
+
     /// Calls `body` with every record of `table` in file order (Tokyo Cabinet's
     /// `tchdbforeach`), until it returns false.
     ///
