@@ -29,9 +29,10 @@ let package = Package(
         ),
         // Larder's own C: CRC-32 folded with carry-less multiplication.
         .target(name: "CChecksum"),
+        .target(name: "CPrefetch"),
         .target(
             name: "Larder",
-            dependencies: ["CTokyoCabinet", "COpenSSL", "CChecksum"]
+            dependencies: ["CTokyoCabinet", "COpenSSL", "CChecksum", "CPrefetch"]
         ),
         .target(
             name: "LarderDocuments",

@@ -217,6 +217,14 @@ import SpeedSupport
         }
         #expect(values.map(\.0) == [0, 1, 2, 3, 4])
         #expect(values.map(\.1) == ["value 49", "value 3", nil, "value 3", "value 0"])
+        // Many keys: read a window at a time, each window's memory asked for first.
+        let many = (0 ..< 45).map { Array("key \($0 * 7 % 61)".utf8) }
+        var found: [String?] = []
+        try backend.readValues(forKeys: many, in: "Things") { position, value in
+            #expect(position == found.count)
+            found.append(value.map { String(decoding: $0, as: UTF8.self) })
+        }
+        #expect(found == (0 ..< 45).map { $0 * 7 % 61 < 50 ? "value \($0 * 7 % 61)" : nil })
         var ordered: [[UInt8]?] = []
         try backend.readValues(forKeys: [[7, 1], [7, 2]], in: "t.idx") { _, value in ordered.append(value.map(Array.init)) }
         #expect(ordered == [[9], nil])

@@ -77,6 +77,12 @@ internal final class HashDatabase {
         return key.withUnsafeBytes { MappedRecordLookup.value(forKey: $0, in: handle) }
     }
 
+    /// Starts loading what looking up `keys` in place will read first (MappedRecordLookup),
+    /// so that their cache misses overlap.
+    func prefetch(_ keys: ArraySlice<[UInt8]>) throws {
+        MappedRecordLookup.prefetch(keys, in: try openHandle())
+    }
+
     /// Calls `body` with the value under `key` as `tchdbget` copies it, or with nil.
     func copiedValue(forKey key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> Void) throws {
         let handle = try openHandle()

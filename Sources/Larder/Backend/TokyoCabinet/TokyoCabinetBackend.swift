@@ -142,11 +142,21 @@ public final class TokyoCabinetBackend: Backend {
         _ body: (Int, UnsafeRawBufferPointer?) throws -> Void
     ) throws {
         let database = try database(for: table)
-        for position in keys.indices {
-            guard let database else { try body(position, nil); continue }
-            try database.readValue(forKey: keys[position]) { try body(position, $0) }
+        let hashDatabase = database as? HashDatabase
+        // A window of keys at a time: first the memory their lookups read is asked for, so
+        // that its misses overlap; then they are read.
+        for window in stride(from: keys.startIndex, to: keys.endIndex, by: Self.prefetchWindow) {
+            let positions = window ..< min(window + Self.prefetchWindow, keys.endIndex)
+            try hashDatabase?.prefetch(keys[positions])
+            for position in positions {
+                guard let database else { try body(position, nil); continue }
+                try database.readValue(forKey: keys[position]) { try body(position, $0) }
+            }
         }
     }
+
+    /// How many keys ``readValues(forKeys:in:_:)`` prefetches at a time.
+    static let prefetchWindow = 16
 
     /// Calls `body` with every record of `table` in file order (Tokyo Cabinet's
     /// `tchdbforeach`), until it returns false.
