@@ -183,23 +183,48 @@ struct DocumentTable {
             pages.append((RecordPage.key(forPage: number), rowIDs[start ..< end]))
             start = end
         }
-        try backend.readValues(forKeys: pages.map(\.key), in: name) { position, page in
+        let keys = pages.map(\.key)
+        let inPlace = try backend.withValuesInPlace(forKeys: keys, in: name) { values in
+            prefetchRecords(of: pages.map(\.wanted), in: values)
+            for (page, wanted) in zip(values, pages.lazy.map(\.wanted)) { try pick(wanted, from: page, into: &batch) }
+        }
+        if inPlace { return }
+        try backend.readValues(forKeys: keys, in: name) { position, page in
             guard let page else { return }
-            let wanted = pages[position].wanted
-            try readingPage {
-                if wanted.count == 1 || (layout.hasDirectory && wanted.count <= Self.recordsReadThroughDirectory) {
-                    for rowID in wanted {
-                        let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout)
-                        if let record { batch.append(record, rowID: rowID) }
-                    }
-                    return
+            try pick(pages[position].wanted, from: page, into: &batch)
+        }
+    }
+
+    /// Asks for the entries of the records a page read through its directory will read:
+    /// first their directory offsets, then the entries these name, so that the misses of
+    /// all the pages overlap.
+    private func prefetchRecords(of wanted: [ArraySlice<Int64>], in pages: [UnsafeRawBufferPointer]) {
+        guard layout.hasDirectory, pages.count > 1 else { return }
+        let direct = zip(wanted, pages).filter { $0.0.count <= Self.recordsReadThroughDirectory }
+        for (rowIDs, page) in direct {
+            for rowID in rowIDs { RecordPage.prefetchDirectoryOffset(of: UInt64(rowID), in: page, layout: layout) }
+        }
+        for (rowIDs, page) in direct {
+            for rowID in rowIDs { RecordPage.prefetchEntry(of: UInt64(rowID), in: page, layout: layout) }
+        }
+    }
+
+    /// Adds to `batch` the records of `wanted` (ascending rowIDs of one page) in `page`: one
+    /// by one through the page's directory when few are wanted, else in one walk.
+    private func pick(_ wanted: ArraySlice<Int64>, from page: UnsafeRawBufferPointer, into batch: inout RecordBatch) throws {
+        try readingPage {
+            if wanted.count == 1 || (layout.hasDirectory && wanted.count <= Self.recordsReadThroughDirectory) {
+                for rowID in wanted {
+                    let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout)
+                    if let record { batch.append(record, rowID: rowID) }
                 }
-                let number = layout.number(of: UInt64(wanted[wanted.startIndex]))
-                var next = wanted.startIndex
-                try RecordPage.forEachRecord(in: page, number: number, layout: layout) { rowID, record in
-                    while next < wanted.endIndex, UInt64(wanted[next]) < rowID { next += 1 }
-                    if next < wanted.endIndex, UInt64(wanted[next]) == rowID { batch.append(record, rowID: Int64(rowID)) }
-                }
+                return
+            }
+            let number = layout.number(of: UInt64(wanted[wanted.startIndex]))
+            var next = wanted.startIndex
+            try RecordPage.forEachRecord(in: page, number: number, layout: layout) { rowID, record in
+                while next < wanted.endIndex, UInt64(wanted[next]) < rowID { next += 1 }
+                if next < wanted.endIndex, UInt64(wanted[next]) == rowID { batch.append(record, rowID: Int64(rowID)) }
             }
         }
     }

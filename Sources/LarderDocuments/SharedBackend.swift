@@ -32,6 +32,11 @@ final class SharedBackend: @unchecked Sendable {
         try locked { try backend.readValues(forKeys: keys, in: table, body) }
     }
 
+    func withValuesInPlace(forKeys keys: [[UInt8]], in table: String,
+                           _ body: ([UnsafeRawBufferPointer]) throws -> Void) throws -> Bool {
+        try locked { try backend.withValuesInPlace(forKeys: keys, in: table, body) }
+    }
+
     func withRecordsInPlace(in table: String,
                             _ body: ([(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) throws -> Void) throws -> Bool {
         try locked { try backend.withRecordsInPlace(in: table, body) }

@@ -163,6 +163,39 @@ import SpeedSupport
         #expect(throws: RecordPage.Damage.self) { try record(1, in: Array(good.prefix(7)), layout: layout) }
     }
 
+    /// Asking for a record's directory offset and entry ahead of reading them reads nothing
+    /// past a page, whole or cut short: each page here ends where an inaccessible memory page
+    /// begins, so that a load past it would crash the test.
+    @Test func prefetchingARecordReadsNothingPastItsPage() throws {
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let region = mmap(nil, 2 * pageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              region != MAP_FAILED else { Issue.record("mmap failed"); return }
+        defer { munmap(region, 2 * pageSize) }
+        #expect(mprotect(region + pageSize, pageSize, PROT_NONE) == 0)
+        var generator = SplitMix(seed: 5)
+        let layout = PageLayout(slotBits: 7, hasDirectory: true)
+        let entries = randomEntries(capacity: layout.capacity, sizes: 0 ... 20, using: &generator)
+        let whole = page(entries, layout: layout)
+        // A directory whose offsets point past the page, too.
+        var wild = whole
+        for at in stride(from: RecordPage.directoryHeaderSize, to: min(wild.count, 200), by: 2) { wild[at + 1] = 0xFF }
+        for bytes in [whole, wild] {
+            for length in [0, 1, 3, RecordPage.directoryHeaderSize, RecordPage.directoryHeaderSize + 1, 40, bytes.count / 2, bytes.count]
+            where length <= min(bytes.count, pageSize) {
+                let start = region + pageSize - length
+                bytes.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: length) }
+                let page = UnsafeRawBufferPointer(start: start, count: length)
+                for rowID in UInt64(0) ..< UInt64(layout.capacity) {
+                    RecordPage.prefetchDirectoryOffset(of: rowID, in: page, layout: layout)
+                    RecordPage.prefetchEntry(of: rowID, in: page, layout: layout)
+                }
+            }
+        }
+        // Whole, the page still reads as written.
+        let first = try #require(entries.first)
+        #expect(try record(UInt64(first.slot), in: whole, layout: layout) == first.envelope)
+    }
+
     @Test func classFilesKeepPagesWithoutDirectory() throws {
         let directory = TemporaryDirectory("plain-pages")
         let store = try directory.openStore()

@@ -217,7 +217,7 @@ import SpeedSupport
         }
         #expect(values.map(\.0) == [0, 1, 2, 3, 4])
         #expect(values.map(\.1) == ["value 49", "value 3", nil, "value 3", "value 0"])
-        // Many keys: read a window at a time, each window's memory asked for first.
+        // Many keys, more than a prefetch window.
         let many = (0 ..< 45).map { Array("key \($0 * 7 % 61)".utf8) }
         var found: [String?] = []
         try backend.readValues(forKeys: many, in: "Things") { position, value in
@@ -231,6 +231,19 @@ import SpeedSupport
         var none = 0
         try backend.readValues(forKeys: [[1], [2]], in: "Unwritten") { _, value in none += value == nil ? 1 : 0 }
         #expect(none == 2)
+
+        // All at once in place: the same values, in order; not at all when one is missing or
+        // the table is a B+tree.
+        let present = zip(many, found).filter { $0.1 != nil }.map(\.0)
+        var inPlace: [String] = []
+        #expect(try backend.withValuesInPlace(forKeys: present, in: "Things") { values in
+            inPlace = values.map { String(decoding: $0, as: UTF8.self) }
+        })
+        #expect(inPlace == found.compactMap { $0 })
+        #expect(try !backend.withValuesInPlace(forKeys: present + [Array("key 99".utf8)], in: "Things") { _ in
+            Issue.record("a missing key read in place")
+        })
+        #expect(try !backend.withValuesInPlace(forKeys: [[7, 1]], in: "t.idx") { _ in Issue.record("a B+tree read in place") })
         try backend.close()
     }
 

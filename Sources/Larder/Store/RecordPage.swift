@@ -30,6 +30,8 @@
 // The envelope is RecordEnvelope's, with the 8-byte big-endian rowID as its key.
 // docs/FORMAT.md (section 6) has the bytes.
 
+import CPrefetch
+
 /// The page format of class files (and, with a layout of their own, of document collections).
 package enum RecordPage {
     /// The first byte of a page key.
@@ -100,6 +102,34 @@ package enum RecordPage {
             if slot > wanted { return nil }
         }
         return nil
+    }
+
+    /// Asks for the directory offset of `rowID` in `page`, an indexed page that holds it,
+    /// ahead of ``record(of:in:layout:)``. A hint: nothing is checked, nothing outside the
+    /// page is asked for.
+    package static func prefetchDirectoryOffset(of rowID: UInt64, in page: UnsafeRawBufferPointer, layout: PageLayout) {
+        guard let at = directoryOffsetPosition(of: rowID, in: page, layout: layout), let base = page.baseAddress else { return }
+        larder_prefetch(base + at)
+    }
+
+    /// Asks for the start of the entry the directory of `page`, an indexed page that holds
+    /// `rowID`, names for it (after ``prefetchDirectoryOffset(of:in:layout:)``). A hint:
+    /// nothing is checked, nothing outside the page is asked for.
+    package static func prefetchEntry(of rowID: UInt64, in page: UnsafeRawBufferPointer, layout: PageLayout) {
+        guard let at = directoryOffsetPosition(of: rowID, in: page, layout: layout), let base = page.baseAddress else { return }
+        let offset = page[2] == 2 ? Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
+                                  : Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        for line in stride(from: offset, to: min(offset + 192, page.count), by: 64) where line > 0 {
+            larder_prefetch(base + line)
+        }
+    }
+
+    /// Where the directory of an indexed `page` keeps the offset of `rowID`'s entry, or nil
+    /// when `page` is not indexed or that is past its end.
+    private static func directoryOffsetPosition(of rowID: UInt64, in page: UnsafeRawBufferPointer, layout: PageLayout) -> Int? {
+        guard page.count > directoryHeaderSize, page[0] == indexedFormat, page[2] == 2 || page[2] == 4 else { return nil }
+        let at = directoryHeaderSize + layout.slot(of: rowID) * Int(page[2])
+        return at + Int(page[2]) <= page.count ? at : nil
     }
 
     /// The number of records in `page`.

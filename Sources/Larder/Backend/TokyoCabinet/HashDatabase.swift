@@ -77,10 +77,10 @@ internal final class HashDatabase {
         return key.withUnsafeBytes { MappedRecordLookup.value(forKey: $0, in: handle) }
     }
 
-    /// Starts loading what looking up `keys` in place will read first (MappedRecordLookup),
-    /// so that their cache misses overlap.
-    func prefetch(_ keys: ArraySlice<[UInt8]>) throws {
-        MappedRecordLookup.prefetch(keys, in: try openHandle())
+    /// The values under `keys`, in order, in the file's mapped memory, valid until the next
+    /// write to the file; nil when one of them is not found there (MappedRecordLookup).
+    func valuesInPlace(forKeys keys: [[UInt8]]) throws -> [UnsafeRawBufferPointer]? {
+        MappedRecordLookup.values(forKeys: keys, in: try openHandle())
     }
 
     /// Calls `body` with the value under `key` as `tchdbget` copies it, or with nil.

@@ -41,14 +41,27 @@ enum MappedRecordLookup {
         mappedFile(of: handle, whole: false)?.value(forKey: key)
     }
 
-    /// Starts loading what looking up `keys` reads first, their buckets and then the records
-    /// these name, so that the cache misses of many lookups overlap rather than come one
-    /// after another. A hint only: it reads nothing outside the mapped file and changes
-    /// nothing; the lookups check everything themselves.
-    static func prefetch(_ keys: ArraySlice<[UInt8]>, in handle: UnsafeMutablePointer<TCHDB>) {
-        guard keys.count > 1, let file = mappedFile(of: handle, whole: false) else { return }
-        file.prefetch(keys)
+    /// The values stored under `keys`, in order, pointing into the database's mapped memory;
+    /// nil when one of them is not found there (see ``value(forKey:in:)``). A window of keys
+    /// at a time, the memory their lookups read first is asked for before they are made, so
+    /// that the cache misses of many lookups overlap rather than come one after another.
+    static func values(forKeys keys: [[UInt8]], in handle: UnsafeMutablePointer<TCHDB>) -> [UnsafeRawBufferPointer]? {
+        guard let file = mappedFile(of: handle, whole: false) else { return nil }
+        var values: [UnsafeRawBufferPointer] = []
+        values.reserveCapacity(keys.count)
+        for window in stride(from: keys.startIndex, to: keys.endIndex, by: prefetchWindow) {
+            let windowKeys = keys[window ..< min(window + prefetchWindow, keys.endIndex)]
+            file.prefetch(windowKeys)
+            for key in windowKeys {
+                guard let value = key.withUnsafeBytes({ file.value(forKey: $0) }) else { return nil }
+                values.append(value)
+            }
+        }
+        return values
     }
+
+    /// How many lookups ``values(forKeys:in:)`` prepares at a time.
+    static let prefetchWindow = 16
 
     /// Calls `body` with the key and value of every record of the database in file order,
     /// in place in the mapped memory, until it returns false. Returns false without calling
@@ -184,8 +197,8 @@ enum MappedRecordLookup {
             return nil
         }
 
-        /// Prefetches the buckets of `keys`, then the first lines of the records they name
-        /// (header, key and the value's start).
+        /// Asks for the buckets of `keys`, then for the first lines of the records they name
+        /// (header, key and the value's start). A hint: nothing outside the file is asked for.
         func prefetch(_ keys: ArraySlice<[UInt8]>) {
             withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { buckets in
                 for (slot, key) in zip(buckets.indices, keys) {

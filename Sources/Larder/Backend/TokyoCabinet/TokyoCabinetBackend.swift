@@ -142,21 +142,32 @@ public final class TokyoCabinetBackend: Backend {
         _ body: (Int, UnsafeRawBufferPointer?) throws -> Void
     ) throws {
         let database = try database(for: table)
-        let hashDatabase = database as? HashDatabase
-        // A window of keys at a time: first the memory their lookups read is asked for, so
-        // that its misses overlap; then they are read.
-        for window in stride(from: keys.startIndex, to: keys.endIndex, by: Self.prefetchWindow) {
-            let positions = window ..< min(window + Self.prefetchWindow, keys.endIndex)
-            try hashDatabase?.prefetch(keys[positions])
-            for position in positions {
-                guard let database else { try body(position, nil); continue }
-                try database.readValue(forKey: keys[position]) { try body(position, $0) }
-            }
+        for position in keys.indices {
+            guard let database else { try body(position, nil); continue }
+            try database.readValue(forKey: keys[position]) { try body(position, $0) }
         }
     }
 
-    /// How many keys ``readValues(forKeys:in:_:)`` prefetches at a time.
-    static let prefetchWindow = 16
+    /// Calls `body` once with the values of `keys` in `table`, in order, all read in place in
+    /// the file's mapped memory, and returns true; returns false without calling it when
+    /// they cannot all be (a B+tree table, a key without a value, a value only Tokyo Cabinet
+    /// can read): ``readValues(forKeys:in:_:)`` reads them then. The pointers are valid only
+    /// during `body`, which must not write to the store.
+    ///
+    /// ```swift
+    /// let inPlace = try backend.withValuesInPlace(forKeys: [RowIDKey.bytes(1)], in: "Song") { values in
+    ///     print(values[0].count)
+    /// }
+    /// ```
+    public func withValuesInPlace(
+        forKeys keys: [[UInt8]], in table: String,
+        _ body: ([UnsafeRawBufferPointer]) throws -> Void
+    ) throws -> Bool {
+        guard let database = try database(for: table) as? HashDatabase,
+              let values = try database.valuesInPlace(forKeys: keys) else { return false }
+        try body(values)
+        return true
+    }
 
     /// Calls `body` with every record of `table` in file order (Tokyo Cabinet's
     /// `tchdbforeach`), until it returns false.
