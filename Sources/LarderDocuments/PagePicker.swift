@@ -26,25 +26,12 @@ struct PagePicker: Sendable {
     /// Adds to `batch` the wanted records of page `number`.
     /// Throws ``RecordPage/Damage`` for a page that does not parse.
     func pick(_ page: UnsafeRawBufferPointer, number: Int, into batch: inout RecordBatch) throws {
-        // A page's rowIDs fill whole words of `wanted` when it has a directory (128 or more).
-        let wordsPerPage = layout.hasDirectory ? layout.capacity / 64 : 0
-        if wordsPerPage > 0 {
-            let firstWord = number * wordsPerPage
-            let words = wanted[min(firstWord, wanted.count) ..< min(firstWord + wordsPerPage, wanted.count)]
-            if words.reduce(0, { $0 + $1.nonzeroBitCount }) <= Self.recordsReadThroughDirectory {
-                for (word, bits) in zip(words.indices, words) {
-                    var remaining = bits
-                    while remaining != 0 {
-                        let rowID = Int64(word << 6 | remaining.trailingZeroBitCount)
-                        remaining &= remaining - 1
-                        if let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout) {
-                            batch.append(record, rowID: rowID)
-                        }
-                    }
-                }
-                return
+        let readThroughDirectory = try forEachSparseRowID(ofPage: number) { rowID in
+            if let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout) {
+                batch.append(record, rowID: rowID)
             }
         }
+        if readThroughDirectory { return }
         let wanted = wanted
         try RecordPage.forEachRecord(in: page, number: UInt64(number), layout: layout) { rowID, record in
             let word = Int(rowID >> 6)
@@ -54,6 +41,45 @@ struct PagePicker: Sendable {
         }
     }
 
+    /// Adds to `batch` the wanted records of `pages`, a window at a time: first the
+    /// directory offsets of the records that pages with few wanted ones will read are asked
+    /// for, then the entries these name, so that the misses of a window's pages overlap.
+    func pick(_ pages: ArraySlice<(number: Int, page: UnsafeRawBufferPointer)>, into batch: inout RecordBatch) throws {
+        for window in stride(from: pages.startIndex, to: pages.endIndex, by: Self.prefetchWindow) {
+            let windowPages = pages[window ..< min(window + Self.prefetchWindow, pages.endIndex)]
+            for (number, page) in windowPages {
+                _ = forEachSparseRowID(ofPage: number) { RecordPage.prefetchDirectoryOffset(of: UInt64($0), in: page, layout: layout) }
+            }
+            for (number, page) in windowPages {
+                _ = forEachSparseRowID(ofPage: number) { RecordPage.prefetchEntry(of: UInt64($0), in: page, layout: layout) }
+            }
+            for (number, page) in windowPages { try pick(page, number: number, into: &batch) }
+        }
+    }
+
+    /// Pages whose misses ``pick(_:into:)`` overlaps.
+    static let prefetchWindow = 8
+
+    /// Calls `body` with each wanted rowID of page `number`, in order, and returns true when
+    /// the page has a directory and at most ``recordsReadThroughDirectory`` wanted records;
+    /// else returns false without calling it.
+    private func forEachSparseRowID(ofPage number: Int, _ body: (Int64) throws -> Void) rethrows -> Bool {
+        // A page's rowIDs fill whole words of `wanted` when it has a directory (128 or more).
+        let wordsPerPage = layout.hasDirectory ? layout.capacity / 64 : 0
+        guard wordsPerPage > 0 else { return false }
+        let firstWord = number * wordsPerPage
+        let words = wanted[min(firstWord, wanted.count) ..< min(firstWord + wordsPerPage, wanted.count)]
+        guard words.reduce(0, { $0 + $1.nonzeroBitCount }) <= Self.recordsReadThroughDirectory else { return false }
+        for (word, bits) in zip(words.indices, words) {
+            var remaining = bits
+            while remaining != 0 {
+                try body(Int64(word << 6 | remaining.trailingZeroBitCount))
+                remaining &= remaining - 1
+            }
+        }
+        return true
+    }
+
     /// The wanted records of `pages` (ascending page numbers), in page order, about
     /// `records` of them; picked on every core when there are many pages.
     func pick(_ pages: [(number: Int, page: UnsafeRawBufferPointer)], records: Int) throws -> RecordBatch {
@@ -61,7 +87,7 @@ struct PagePicker: Sendable {
         guard threads > 1 else {
             var batch = RecordBatch()
             batch.reserveCapacity(records: records)
-            for (number, page) in pages { try pick(page, number: number, into: &batch) }
+            try pick(pages[...], into: &batch)
             return batch
         }
         let input = Pages(pages: pages)
@@ -72,9 +98,7 @@ struct PagePicker: Sendable {
             var batch = RecordBatch()
             batch.reserveCapacity(records: records / threads + 64)
             do {
-                for index in range {
-                    try picker.pick(input.pages[index].page, number: input.pages[index].number, into: &batch)
-                }
+                try picker.pick(input.pages[range], into: &batch)
                 outcomes.set(thread, value: batch, error: nil)
             } catch {
                 outcomes.set(thread, value: RecordBatch(), error: error)
