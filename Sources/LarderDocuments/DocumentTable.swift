@@ -173,39 +173,52 @@ struct DocumentTable {
     /// without directory is walked up to the record); more are picked out in one walk of the
     /// whole page.
     private func readPages(of rowIDs: ArraySlice<Int64>, into batch: inout RecordBatch) throws {
-        // The wanted rowIDs of each page, then every page read in one call.
-        var pages: [(key: [UInt8], wanted: ArraySlice<Int64>)] = []
+        // Each page's key, and where its rowIDs end in `rowIDs`; then every page read in one
+        // call. (Arrays of types the module uses anyway: a first find sets up no new ones.)
+        var keys: [[UInt8]] = []
+        var ends: [Int] = []
         var start = rowIDs.startIndex
         while start < rowIDs.endIndex {
             let number = layout.number(of: UInt64(rowIDs[start]))
             var end = start + 1
             while end < rowIDs.endIndex, layout.number(of: UInt64(rowIDs[end])) == number { end += 1 }
-            pages.append((RecordPage.key(forPage: number), rowIDs[start ..< end]))
+            keys.append(RecordPage.key(forPage: number))
+            ends.append(end)
             start = end
         }
-        let keys = pages.map(\.key)
-        let inPlace = try backend.withValuesInPlace(forKeys: keys, in: name) { values in
-            prefetchRecords(of: pages.map(\.wanted), in: values)
-            for (page, wanted) in zip(values, pages.lazy.map(\.wanted)) { try pick(wanted, from: page, into: &batch) }
+        let inPlace = try backend.withValuesInPlace(forKeys: keys, in: name) { pages in
+            prefetchRecords(of: rowIDs, ends: ends, in: pages)
+            var start = rowIDs.startIndex
+            for position in ends.indices {
+                try pick(rowIDs[start ..< ends[position]], from: pages[position], into: &batch)
+                start = ends[position]
+            }
         }
         if inPlace { return }
         try backend.readValues(forKeys: keys, in: name) { position, page in
             guard let page else { return }
-            try pick(pages[position].wanted, from: page, into: &batch)
+            try pick(rowIDs[(position == 0 ? rowIDs.startIndex : ends[position - 1]) ..< ends[position]], from: page, into: &batch)
         }
     }
 
     /// Asks for the entries of the records a page read through its directory will read:
     /// first their directory offsets, then the entries these name, so that the misses of
-    /// all the pages overlap.
-    private func prefetchRecords(of wanted: [ArraySlice<Int64>], in pages: [UnsafeRawBufferPointer]) {
+    /// all the pages overlap. Page `position` of `pages` holds `rowIDs` up to `ends[position]`.
+    private func prefetchRecords(of rowIDs: ArraySlice<Int64>, ends: [Int], in pages: UnsafeBufferPointer<UnsafeRawBufferPointer>) {
         guard layout.hasDirectory, pages.count > 1 else { return }
-        let direct = zip(wanted, pages).filter { $0.0.count <= Self.recordsReadThroughDirectory }
-        for (rowIDs, page) in direct {
-            for rowID in rowIDs { RecordPage.prefetchDirectoryOffset(of: UInt64(rowID), in: page, layout: layout) }
-        }
-        for (rowIDs, page) in direct {
-            for rowID in rowIDs { RecordPage.prefetchEntry(of: UInt64(rowID), in: page, layout: layout) }
+        for phase in 0 ..< 2 {
+            var start = rowIDs.startIndex
+            for position in ends.indices {
+                defer { start = ends[position] }
+                guard ends[position] - start <= Self.recordsReadThroughDirectory else { continue }
+                for rowID in rowIDs[start ..< ends[position]] {
+                    if phase == 0 {
+                        RecordPage.prefetchDirectoryOffset(of: UInt64(rowID), in: pages[position], layout: layout)
+                    } else {
+                        RecordPage.prefetchEntry(of: UInt64(rowID), in: pages[position], layout: layout)
+                    }
+                }
+            }
         }
     }
 

@@ -33,7 +33,7 @@ final class SharedBackend: @unchecked Sendable {
     }
 
     func withValuesInPlace(forKeys keys: [[UInt8]], in table: String,
-                           _ body: ([UnsafeRawBufferPointer]) throws -> Void) throws -> Bool {
+                           _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void) throws -> Bool {
         try locked { try backend.withValuesInPlace(forKeys: keys, in: table, body) }
     }
 

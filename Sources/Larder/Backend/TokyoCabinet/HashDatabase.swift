@@ -77,10 +77,11 @@ internal final class HashDatabase {
         return key.withUnsafeBytes { MappedRecordLookup.value(forKey: $0, in: handle) }
     }
 
-    /// The values under `keys`, in order, in the file's mapped memory, valid until the next
-    /// write to the file; nil when one of them is not found there (MappedRecordLookup).
-    func valuesInPlace(forKeys keys: [[UInt8]]) throws -> [UnsafeRawBufferPointer]? {
-        MappedRecordLookup.values(forKeys: keys, in: try openHandle())
+    /// Puts into `values` the values under `keys`, in order, in the file's mapped memory,
+    /// valid until the next write to the file; false when one of them is not found there
+    /// (MappedRecordLookup).
+    func valuesInPlace(forKeys keys: [[UInt8]], into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) throws -> Bool {
+        MappedRecordLookup.values(forKeys: keys, in: try openHandle(), into: values)
     }
 
     /// Calls `body` with the value under `key` as `tchdbget` copies it, or with nil.

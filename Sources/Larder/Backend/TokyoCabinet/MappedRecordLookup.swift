@@ -41,26 +41,26 @@ enum MappedRecordLookup {
         mappedFile(of: handle, whole: false)?.value(forKey: key)
     }
 
-    /// The values stored under `keys`, in order, pointing into the database's mapped memory;
-    /// nil when one of them is not found there (see ``value(forKey:in:)``). A window of keys
-    /// at a time, the memory their lookups read first is asked for before they are made, so
-    /// that the cache misses of many lookups overlap rather than come one after another.
-    static func values(forKeys keys: [[UInt8]], in handle: UnsafeMutablePointer<TCHDB>) -> [UnsafeRawBufferPointer]? {
-        guard let file = mappedFile(of: handle, whole: false) else { return nil }
-        var values: [UnsafeRawBufferPointer] = []
-        values.reserveCapacity(keys.count)
+    /// Puts into `values` (as many as `keys`) the values stored under `keys`, in order,
+    /// pointing into the database's mapped memory; false when one of them is not found there
+    /// (see ``value(forKey:in:)``). A window of keys at a time, the memory their lookups read
+    /// first is asked for before they are made, so that the cache misses of many lookups
+    /// overlap rather than come one after another.
+    static func values(forKeys keys: [[UInt8]], in handle: UnsafeMutablePointer<TCHDB>,
+                       into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) -> Bool {
+        guard values.count >= keys.count, let file = mappedFile(of: handle, whole: false) else { return false }
         for window in stride(from: keys.startIndex, to: keys.endIndex, by: prefetchWindow) {
             let windowKeys = keys[window ..< min(window + prefetchWindow, keys.endIndex)]
             file.prefetch(windowKeys)
-            for key in windowKeys {
-                guard let value = key.withUnsafeBytes({ file.value(forKey: $0) }) else { return nil }
-                values.append(value)
+            for position in windowKeys.indices {
+                guard let value = keys[position].withUnsafeBytes({ file.value(forKey: $0) }) else { return false }
+                values[position] = value
             }
         }
-        return values
+        return true
     }
 
-    /// How many lookups ``values(forKeys:in:)`` prepares at a time.
+    /// How many lookups ``values(forKeys:in:into:)`` prepares at a time.
     static let prefetchWindow = 16
 
     /// Calls `body` with the key and value of every record of the database in file order,

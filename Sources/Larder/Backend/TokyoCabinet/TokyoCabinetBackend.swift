@@ -161,12 +161,15 @@ public final class TokyoCabinetBackend: Backend {
     /// ```
     public func withValuesInPlace(
         forKeys keys: [[UInt8]], in table: String,
-        _ body: ([UnsafeRawBufferPointer]) throws -> Void
+        _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void
     ) throws -> Bool {
-        guard let database = try database(for: table) as? HashDatabase,
-              let values = try database.valuesInPlace(forKeys: keys) else { return false }
-        try body(values)
-        return true
+        guard let database = try database(for: table) as? HashDatabase else { return false }
+        // A temporary buffer rather than an array: no array type to set up on a first call.
+        return try withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: keys.count) { values in
+            guard try database.valuesInPlace(forKeys: keys, into: values) else { return false }
+            try body(UnsafeBufferPointer(values))
+            return true
+        }
     }
 
     /// Calls `body` with every record of `table` in file order (Tokyo Cabinet's
