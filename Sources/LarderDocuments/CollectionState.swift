@@ -95,9 +95,9 @@ final class CollectionState: DocumentSource {
             wanted = missing
         }
         let pageBound = Int(documents.layout.number(of: UInt64(max(definition.nextRowID, 1)))) + 1
-        let batch = try documents.records(of: wanted, pageBound: pageBound)
+        let batches = try documents.records(of: wanted, pageBound: pageBound)
         let name = name
-        var found = try batch.decode(shapes: documents.shapes) { record, rowID, shapes in
+        var found = try RecordBatch.decode(batches, shapes: documents.shapes) { record, rowID, shapes in
             try DocumentTable.open(record, rowID: rowID, collection: name, shapes: shapes)
         }
         // Caching every document in turn would leave the last ones: cache only those.

@@ -113,12 +113,12 @@ struct DocumentTable {
     }
 
     /// The stored records of `rowIDs` (ascending and distinct; those not stored are left out),
-    /// in rowID order. When many of the `pageBound` pages hold one, one scan of every page
-    /// (a fraction of the cost of a Tokyo Cabinet read per page) beats reading them one by one.
-    func records(of rowIDs: [Int64], pageBound: Int) throws -> RecordBatch {
+    /// in rowID order across the batches returned. When many of the `pageBound` pages hold
+    /// one, one scan of every page (a fraction of the cost of a Tokyo Cabinet read per page)
+    /// beats reading them one by one.
+    func records(of rowIDs: [Int64], pageBound: Int) throws -> [RecordBatch] {
         var batch = RecordBatch()
-        guard let last = rowIDs.last, last > 0 else { return batch }
-        batch.reserveCapacity(records: rowIDs.count)
+        guard let last = rowIDs.last, last > 0 else { return [batch] }
         let wantedRowIDs = rowIDs.drop { $0 <= 0 }
         // Each page's rowIDs are consecutive in `wantedRowIDs`.
         var pageCount = 0
@@ -128,8 +128,9 @@ struct DocumentTable {
             pageCount += 1
         }
         if pageCount * 4 < pageBound {
+            batch.reserveCapacity(records: rowIDs.count)
             try readPages(of: wantedRowIDs, into: &batch)
-            return batch
+            return [batch]
         }
         // One bit per rowID wanted, and the pages that hold one.
         var wanted = [UInt64](repeating: 0, count: Int(last >> 6) + 1)
@@ -141,6 +142,7 @@ struct DocumentTable {
         let picker = PagePicker(wanted: wanted, layout: layout)
         let wantedPages = pageIsWanted
         // Read in place, the pages are picked on every core, in page order.
+        var batches: [RecordBatch] = []
         let inPlace = try backend.withRecordsInPlace(in: name) { records in
             var pages: [(number: Int, page: UnsafeRawBufferPointer)] = []
             for (key, value) in records {
@@ -148,9 +150,10 @@ struct DocumentTable {
                 if number < UInt64(wantedPages.count), wantedPages[Int(number)] { pages.append((Int(number), value)) }
             }
             pages.sort { $0.number < $1.number }
-            batch = try readingPage { try picker.pick(pages, records: rowIDs.count) }
+            batches = try readingPage { try picker.pick(pages, records: rowIDs.count) }
         }
-        if inPlace { return batch }
+        if inPlace { return batches }
+        batch.reserveCapacity(records: rowIDs.count)
         // Else pages come in storage order: note where each page's records went, then put
         // the spans in page order.
         var visited: [(number: Int, start: Int, end: Int)] = []
@@ -165,7 +168,7 @@ struct DocumentTable {
         visited.sort { $0.number < $1.number }
         let spans = batch.spans
         batch.spans = visited.flatMap { spans[$0.start ..< $0.end] }
-        return batch
+        return [batch]
     }
 
     /// Adds to `batch` the records of `rowIDs` (ascending, positive), reading their pages one

@@ -80,15 +80,17 @@ struct PagePicker: Sendable {
         return true
     }
 
-    /// The wanted records of `pages` (ascending page numbers), in page order, about
-    /// `records` of them; picked on every core when there are many pages.
-    func pick(_ pages: [(number: Int, page: UnsafeRawBufferPointer)], records: Int) throws -> RecordBatch {
+    /// The wanted records of `pages` (ascending page numbers), about `records` of them, in
+    /// page order across the batches returned (one per thread that picked, never joined:
+    /// ``RecordBatch/decode(_:shapes:_:)`` takes them as they are); picked on every core
+    /// when there are many pages.
+    func pick(_ pages: [(number: Int, page: UnsafeRawBufferPointer)], records: Int) throws -> [RecordBatch] {
         let threads = min(pages.count / max(pagesPerThread, 1), ProcessInfo.processInfo.activeProcessorCount)
         guard threads > 1 else {
             var batch = RecordBatch()
             batch.reserveCapacity(records: records)
             try pick(pages[...], into: &batch)
-            return batch
+            return [batch]
         }
         let input = Pages(pages: pages)
         let outcomes = ChunkOutcomes(count: threads, initial: RecordBatch())
@@ -105,10 +107,7 @@ struct PagePicker: Sendable {
             }
         }
         if let error = outcomes.firstError { throw error }
-        var batch = RecordBatch()
-        batch.reserveCapacity(records: records)
-        for thread in 0 ..< threads { batch.append(contentsOf: outcomes.value(thread)) }
-        return batch
+        return (0 ..< threads).map { outcomes.value($0) }
     }
 
     /// The pages, read by every thread while the caller holds the store's lock.

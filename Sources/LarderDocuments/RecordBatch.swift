@@ -26,35 +26,43 @@ struct RecordBatch {
         bytes.appendBytes(record)
     }
 
-    /// Adds copies of every record of `other`, after this batch's.
-    mutating func append(contentsOf other: RecordBatch) {
-        let base = bytes.count
-        bytes.append(contentsOf: other.bytes)
-        spans.append(contentsOf: other.spans.lazy.map { ($0.rowID, base + $0.start, $0.count) })
-    }
-
     /// Below this many records, decoding stays on the calling thread.
     static let parallelThreshold = 2_048
 
     /// The records' rowIDs and documents, in order, decoded by `open` (called with a record,
     /// its rowID and the key sets its thread has decoded) on as many threads as the machine
-    /// has cores when the batch is large. Each thread writes its documents straight into
-    /// their places in the result. A small batch is decoded on the calling thread, with
-    /// `shapes` (that thread's key sets).
+    /// has cores when the batch is large. See ``decode(_:shapes:_:)``.
     func decode(shapes: ObjectShapes, _ open: @Sendable (UnsafeRawBufferPointer, Int64, ObjectShapes) throws -> JSON) throws -> [(rowID: Int64, document: JSON)] {
-        let spans = spans
-        return try bytes.withUnsafeBytes { bytes in
-            guard spans.count >= Self.parallelThreshold else {
-                return try spans.map { span in
-                    (span.rowID, try open(UnsafeRawBufferPointer(rebasing: bytes[span.start ..< span.start + span.count]), span.rowID, shapes))
+        try Self.decode([self], shapes: shapes, open)
+    }
+
+    /// The records of `batches`, one after the other, decoded as one batch: batches picked
+    /// on several threads are decoded where they lie, never joined into one. Each thread
+    /// writes its documents straight into their places in the result. A small total is
+    /// decoded on the calling thread, with `shapes` (that thread's key sets).
+    static func decode(_ batches: [RecordBatch], shapes: ObjectShapes,
+                       _ open: @Sendable (UnsafeRawBufferPointer, Int64, ObjectShapes) throws -> JSON) throws -> [(rowID: Int64, document: JSON)] {
+        // Where each batch's records start in the result, and the total.
+        var starts = [0]
+        for batch in batches { starts.append(starts[starts.count - 1] + batch.spans.count) }
+        let count = starts[starts.count - 1]
+        return try withBytes(of: batches[...], []) { bytes in
+            guard count >= parallelThreshold else {
+                var found: [(rowID: Int64, document: JSON)] = []
+                found.reserveCapacity(count)
+                for (batch, bytes) in zip(batches, bytes) {
+                    for span in batch.spans {
+                        let record = UnsafeRawBufferPointer(rebasing: bytes[span.start ..< span.start + span.count])
+                        found.append((span.rowID, try open(record, span.rowID, shapes)))
+                    }
                 }
+                return found
             }
-            let chunks = min(spans.count / 512, ProcessInfo.processInfo.activeProcessorCount * 4)
+            let chunks = min(count / 512, ProcessInfo.processInfo.activeProcessorCount * 4)
             let outcomes = ChunkOutcomes(count: chunks, initial: 0)
-            return try Array(unsafeUninitializedCapacity: spans.count) { buffer, initialized in
+            return try Array(unsafeUninitializedCapacity: count) { buffer, initialized in
                 guard let output = buffer.baseAddress else { return }
-                let shared = SharedInput(bytes: bytes, spans: spans, output: output)
-                let count = spans.count
+                let shared = SharedInput(bytes: bytes, spans: batches.map(\.spans), starts: starts, output: output)
                 @Sendable func range(of chunk: Int) -> Range<Int> {
                     (chunk * count / chunks) ..< ((chunk + 1) * count / chunks)
                 }
@@ -64,11 +72,19 @@ struct RecordBatch {
                     let shapes = ObjectShapes()
                     defer { if chunk == 0 { learned.keep(shapes) } }
                     do {
-                        for index in range(of: chunk) {
-                            let span = shared.spans[index]
-                            let record = UnsafeRawBufferPointer(rebasing: shared.bytes[span.start ..< span.start + span.count])
-                            (shared.output + index).initialize(to: (span.rowID, try open(record, span.rowID, shapes)))
-                            done += 1
+                        let wanted = range(of: chunk)
+                        // The part of the chunk in each batch.
+                        for part in shared.spans.indices {
+                            let lower = max(wanted.lowerBound, shared.starts[part])
+                            let upper = min(wanted.upperBound, shared.starts[part + 1])
+                            guard lower < upper else { continue }
+                            let spans = shared.spans[part], bytes = shared.bytes[part]
+                            for index in lower ..< upper {
+                                let span = spans[index - shared.starts[part]]
+                                let record = UnsafeRawBufferPointer(rebasing: bytes[span.start ..< span.start + span.count])
+                                (shared.output + index).initialize(to: (span.rowID, try open(record, span.rowID, shapes)))
+                                done += 1
+                            }
                         }
                         outcomes.set(chunk, value: done, error: nil)
                     } catch {
@@ -82,11 +98,18 @@ struct RecordBatch {
                     }
                     throw error
                 }
-                initialized = spans.count
+                initialized = count
                 // The first chunk's key sets serve the calling thread's next small decodes.
                 if let first = learned.shapes { shapes.adopt(first) }
             }
         }
+    }
+
+    /// Calls `body` with the bytes of every batch of `batches` at once (appended to `bytes`).
+    private static func withBytes<Result>(of batches: ArraySlice<RecordBatch>, _ bytes: [UnsafeRawBufferPointer],
+                                          _ body: ([UnsafeRawBufferPointer]) throws -> Result) rethrows -> Result {
+        guard let first = batches.first else { return try body(bytes) }
+        return try first.bytes.withUnsafeBytes { try withBytes(of: batches.dropFirst(), bytes + [$0], body) }
     }
 
     /// The key sets a decoding thread learned, handed to the calling thread once it is done.
@@ -99,11 +122,13 @@ struct RecordBatch {
         }
     }
 
-    /// The batch's records, read by every decoding thread, and the result, each element
+    /// The batches' records, read by every decoding thread, and the result, each element
     /// written by one thread only.
     private struct SharedInput: @unchecked Sendable {
-        let bytes: UnsafeRawBufferPointer
-        let spans: [(rowID: Int64, start: Int, count: Int)]
+        let bytes: [UnsafeRawBufferPointer]
+        let spans: [[(rowID: Int64, start: Int, count: Int)]]
+        /// Where each batch's records start in the result, then the total.
+        let starts: [Int]
         let output: UnsafeMutablePointer<(rowID: Int64, document: JSON)>
     }
 }

@@ -32,8 +32,8 @@ import Testing
             page.page.withUnsafeBytes { buffer.copyMemory(from: $0) }
             input.append((page.number, UnsafeRawBufferPointer(rebasing: buffer[..<page.page.count])))
         }
-        let batch = try picker.pick(input, records: 64)
-        return batch.spans.map { ($0.rowID, Array(batch.bytes[$0.start ..< $0.start + $0.count])) }
+        let batches = try picker.pick(input, records: 64)
+        return batches.flatMap { batch in batch.spans.map { ($0.rowID, Array(batch.bytes[$0.start ..< $0.start + $0.count])) } }
     }
 
     private func wanted(_ rowIDs: [Int64], upTo last: Int64) -> [UInt64] {
