@@ -38,21 +38,24 @@ final class CollectionState: DocumentSource {
     /// The WHERE clause `text` parsed with the collection's aliases, placeholders unbound.
     func template(of text: String) throws -> QueryTemplate {
         clearParseCachesIfAliasesChanged()
-        if let template = templateCache[text] { return template }
-        let template = try QueryParser.parseTemplate(text, tokens: QueryTokenizer.tokenize(text, aliases: definition.aliases))
-        if templateCache.count >= Self.parseCacheSize { templateCache.removeAll() }
-        templateCache[text] = template
-        return template
+        return try parsed(text, cache: &templateCache, QueryParser.parseTemplate)
     }
 
     /// The keys of the orderBy `text`, parsed with the collection's aliases.
     func sortKeys(of text: String) throws -> [SortKey] {
         clearParseCachesIfAliasesChanged()
-        if let keys = sortKeyCache[text] { return keys }
-        let keys = try QueryParser.parseSortKeys(text, tokens: QueryTokenizer.tokenize(text, aliases: definition.aliases))
-        if sortKeyCache.count >= Self.parseCacheSize { sortKeyCache.removeAll() }
-        sortKeyCache[text] = keys
-        return keys
+        return try parsed(text, cache: &sortKeyCache, QueryParser.parseSortKeys)
+    }
+
+    /// `text` tokenized with the collection's aliases and parsed by `parse`, from `cache`
+    /// when it was lately (the caches hold texts parsed with the aliases of now).
+    private func parsed<Value>(_ text: String, cache: inout [String: Value],
+                               _ parse: (String, [QueryToken]) throws -> Value) throws -> Value {
+        if let value = cache[text] { return value }
+        let value = try parse(text, QueryTokenizer.tokenize(text, aliases: definition.aliases))
+        if cache.count >= Self.parseCacheSize { cache.removeAll() }
+        cache[text] = value
+        return value
     }
 
     private func clearParseCachesIfAliasesChanged() {
