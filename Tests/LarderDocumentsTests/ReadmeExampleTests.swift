@@ -28,7 +28,13 @@ import LarderDocuments
         try await people.update(ada)                                   // needs "__rowid__"
         try await people.remove(where: "[age] < ?", args: [18])
         let later = try await people.find(where: "[email] LIKE ?", args: ["%@example.com"])   // async forms too
+
+        // Prepared once, run with many arguments (as SQLite's prepared statements):
+        let byName = try await people.prepare(where: "[last_name] >= ?", orderBy: "[last_name], [first_name]", limit: 20)
+        let page = try await byName.find(args: ["L"])
+        let howMany = try await byName.count(args: ["L"])               // limit and offset apply to finds only
         try store.close()
         #expect(britons.count == 1 && poets == 1 && later.first?["age"] == 37)
+        #expect(page.map { $0["first_name"] } == ["Ada"] && howMany == 1)
     }
 }
