@@ -67,7 +67,8 @@ final class CollectionState: DocumentSource {
 
     /// The table of `index`.
     func table(of index: IndexDefinition) -> IndexTable {
-        IndexTable(backend: backend, name: index.table(in: name), collection: name, index: index.name)
+        // The definition rather than its name: the name is only made for an error.
+        IndexTable(backend: backend, name: index.table(in: name), collection: name, definition: index)
     }
 
     /// The number of documents.
@@ -87,7 +88,14 @@ final class CollectionState: DocumentSource {
     func documents(_ rowIDs: [Int64]) throws -> [(rowID: Int64, document: JSON)] {
         var wanted = rowIDs
         if zip(wanted, wanted.dropFirst()).contains(where: { $0 >= $1 }) {
-            wanted = Array(Set(wanted)).sorted()
+            // Sorted, then each rowID once (no set to build for the 20 rows of an ordered find).
+            wanted.sort()
+            var kept = 0
+            for position in wanted.indices where kept == 0 || wanted[position] != wanted[kept - 1] {
+                wanted[kept] = wanted[position]
+                kept += 1
+            }
+            wanted.removeLast(wanted.count - kept)
         }
         var cached: [(rowID: Int64, document: JSON)] = []
         if cache.capacity > 0 {

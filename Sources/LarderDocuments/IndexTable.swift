@@ -12,7 +12,7 @@ struct IndexTable {
     let name: String
     /// The collection and index definition, for errors.
     let collection: String
-    let index: String
+    let definition: IndexDefinition
 
     // MARK: Reading
 
@@ -158,7 +158,7 @@ struct IndexTable {
         do {
             return try body()
         } catch let damage as IndexRun.Damage {
-            throw DocumentError.corruptIndex(collection: collection, index: index, reason: damage.reason)
+            throw DocumentError.corruptIndex(collection: collection, index: definition.name, reason: damage.reason)
         }
     }
 

@@ -213,6 +213,20 @@ import Testing
         #expect(try c.count(where: "[label] = ?", args: [Self.label(0)]) == 2)
     }
 
+    @Test func documentsAreReadOnceEachInRowIDOrderWhateverOrderTheyAreAskedIn() throws {
+        let temporary = try TemporaryStore()
+        let c = try temporary.store.collection("things")
+        // 40 pages: a few rowIDs are read page by page (a bitmap of wanted rowIDs would hide repeats).
+        try c.insertBatch((1 ... 5_000).map { ["n": .int(Int64($0))] })
+        c.cacheSize = 0
+        try c.withState { state in
+            let found = try state.documents([4_900, 5, 130, 5, 1, 4_900, 77, 9_000])
+            #expect(found.map(\.rowID) == [1, 5, 77, 130, 4_900])
+            #expect(found.allSatisfy { $0.document["n"] == .int($0.rowID) })
+            #expect(try state.documents([3, 2, 2]).map(\.rowID) == [2, 3])
+        }
+    }
+
     @Test func aBigFindDecodesOnEveryCoreAndReportsADamagedDocument() throws {
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("things")
