@@ -29,17 +29,12 @@ struct RecordBatch {
     /// Below this many records, decoding stays on the calling thread.
     static let parallelThreshold = 2_048
 
-    /// The records' rowIDs and documents, in order, decoded by `open` (called with a record,
-    /// its rowID and the key sets its thread has decoded) on as many threads as the machine
-    /// has cores when the batch is large. See ``decode(_:shapes:_:)``.
-    func decode(shapes: ObjectShapes, _ open: @Sendable (UnsafeRawBufferPointer, Int64, ObjectShapes) throws -> JSON) throws -> [(rowID: Int64, document: JSON)] {
-        try Self.decode([self], shapes: shapes, open)
-    }
-
-    /// The records of `batches`, one after the other, decoded as one batch: batches picked
-    /// on several threads are decoded where they lie, never joined into one. Each thread
-    /// writes its documents straight into their places in the result. A small total is
-    /// decoded on the calling thread, with `shapes` (that thread's key sets).
+    /// The rowIDs and documents of the records of `batches`, one batch after the other,
+    /// decoded by `open` (called with a record, its rowID and the key sets its thread has
+    /// decoded) as one batch: batches picked on several threads are decoded where they lie,
+    /// never joined into one. A large total is decoded on as many threads as the machine has
+    /// cores, each writing its documents straight into their places in the result; a small
+    /// one on the calling thread, with `shapes` (that thread's key sets).
     static func decode(_ batches: [RecordBatch], shapes: ObjectShapes,
                        _ open: @Sendable (UnsafeRawBufferPointer, Int64, ObjectShapes) throws -> JSON) throws -> [(rowID: Int64, document: JSON)] {
         // Where each batch's records start in the result, and the total.
