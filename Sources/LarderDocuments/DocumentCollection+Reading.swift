@@ -65,7 +65,7 @@ extension DocumentCollection {
     public func prepare(where query: String? = nil, orderBy: String? = nil, limit: Int? = nil,
                         offset: Int? = nil) throws -> DocumentQuery {
         try withState { state in
-            try DocumentQuery(collection: self, whereText: query, orderByText: orderBy,
+            try DocumentQuery(collection: self,
                               parsed: ParsedQuery(state: state, where: query, orderBy: orderBy, limit: limit, offset: offset))
         }
     }

@@ -20,14 +20,10 @@ public final class DocumentQuery: Sendable {
     /// print(byCountry.collection.name)   // people
     /// ```
     public let collection: DocumentCollection
-    private let whereText: String?
-    private let orderByText: String?
     private let parsed: ParsedQuery
 
-    init(collection: DocumentCollection, whereText: String?, orderByText: String?, parsed: ParsedQuery) {
+    init(collection: DocumentCollection, parsed: ParsedQuery) {
         self.collection = collection
-        self.whereText = whereText
-        self.orderByText = orderByText
         self.parsed = parsed
     }
 
@@ -82,11 +78,7 @@ public final class DocumentQuery: Sendable {
     private func run<Result>(_ args: [JSON], adjusting adjust: (inout ParsedQuery) -> Void = { _ in },
                              _ body: (QueryRun) throws -> Result) throws -> Result {
         try collection.withState { state in
-            var query = parsed
-            if query.aliases != state.definition.aliases {
-                query = try ParsedQuery(state: state, where: whereText, orderBy: orderByText, limit: parsed.limit,
-                                        offset: parsed.offset)
-            }
+            var query = try parsed.current(in: state)
             adjust(&query)
             return try body(QueryRun(state: state, query: query, args: args))
         }

@@ -6,6 +6,8 @@ struct ParsedQuery: Sendable {
     /// The WHERE clause; nil matches every document.
     let template: QueryTemplate?
     let orderBy: [SortKey]
+    /// The orderBy text the keys were parsed from.
+    let orderByText: String?
     var limit: Int?
     var offset: Int
     /// The aliases the texts were expanded with.
@@ -15,11 +17,19 @@ struct ParsedQuery: Sendable {
     init(state: CollectionState, where query: String?, orderBy: String?, limit: Int?, offset: Int?) throws {
         template = try query.map { try state.template(of: $0) }
         self.orderBy = try orderBy.map { try state.sortKeys(of: $0) } ?? []
+        orderByText = orderBy
         if let limit, limit < 0 { throw QueryError(query: query ?? "", position: 0, message: "limit must not be negative") }
         if let offset, offset < 0 { throw QueryError(query: query ?? "", position: 0, message: "offset must not be negative") }
         self.limit = limit
         self.offset = offset ?? 0
         aliases = state.definition.aliases
+    }
+
+    /// This query as `state`'s aliases read it now: itself, or its texts parsed again when
+    /// the aliases changed since.
+    func current(in state: CollectionState) throws -> ParsedQuery {
+        guard aliases != state.definition.aliases else { return self }
+        return try ParsedQuery(state: state, where: template?.text, orderBy: orderByText, limit: limit, offset: offset)
     }
 
     /// The WHERE clause with `arguments` bound (nil without one); `QueryError` when their
