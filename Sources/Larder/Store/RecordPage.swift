@@ -117,8 +117,7 @@ package enum RecordPage {
     /// nothing is checked, nothing outside the page is asked for.
     package static func prefetchEntry(of rowID: UInt64, in page: UnsafeRawBufferPointer, layout: PageLayout) {
         guard let at = directoryOffsetPosition(of: rowID, in: page, layout: layout), let base = page.baseAddress else { return }
-        let offset = page[2] == 2 ? Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
-                                  : Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        let offset = directoryOffset(at: at, width: Int(page[2]), in: base)
         for line in stride(from: offset, to: min(offset + 192, page.count), by: 64) where line > 0 {
             larder_prefetch(base + line)
         }
@@ -130,6 +129,14 @@ package enum RecordPage {
         guard page.count > directoryHeaderSize, page[0] == indexedFormat, page[2] == 2 || page[2] == 4 else { return nil }
         let at = directoryHeaderSize + layout.slot(of: rowID) * Int(page[2])
         return at + Int(page[2]) <= page.count ? at : nil
+    }
+
+    /// The directory offset of `width` bytes (2 or 4), little-endian, at `position` in the page at
+    /// `base`; the caller has checked that it lies inside the page.
+    @inline(__always)
+    private static func directoryOffset(at position: Int, width: Int, in base: UnsafeRawPointer) -> Int {
+        width == 2 ? Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt16.self)))
+                   : Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
     }
 
     /// The number of records in `page`.
@@ -314,9 +321,7 @@ package enum RecordPage {
         @inline(__always)
         private func directoryOffset(ofSlot slot: Int) -> Int {
             guard let base = page.baseAddress else { return 0 }
-            let at = RecordPage.directoryHeaderSize &+ slot &* width
-            return width == 2 ? Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
-                              : Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+            return RecordPage.directoryOffset(at: RecordPage.directoryHeaderSize &+ slot &* width, width: width, in: base)
         }
 
         /// The entry at `position` (before the entries' end), moving `position` past it.
