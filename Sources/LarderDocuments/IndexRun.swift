@@ -109,14 +109,6 @@ enum IndexRun {
 
         @inline(__always)
         mutating func varint() throws(Damage) -> UInt64 {
-            // Most are one byte: shared lengths and suffix sizes are small.
-            if position < value.count, let base = value.baseAddress {
-                let first = base.load(fromByteOffset: position, as: UInt8.self)
-                if first < 0x80 {
-                    position &+= 1
-                    return UInt64(first)
-                }
-            }
             switch DataBuffer.decodeVarInt(value.assumingMemoryBound(to: UInt8.self), at: &position) {
             case let .value(decoded): return decoded
             case .truncated: throw Damage(reason: "index run truncated")

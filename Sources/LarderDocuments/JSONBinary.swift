@@ -105,14 +105,6 @@ enum JSONBinary {
 
         @inline(__always)
         mutating func varint() throws -> UInt64 {
-            // Most varints (lengths, counts, small integers) are one byte.
-            if offset < bytes.count, let base = bytes.baseAddress {
-                let first = base.load(fromByteOffset: offset, as: UInt8.self)
-                if first < 0x80 {
-                    offset &+= 1
-                    return UInt64(first)
-                }
-            }
             let start = offset
             switch DataBuffer.decodeVarInt(bytes.assumingMemoryBound(to: UInt8.self), at: &offset) {
             case let .value(value): return value

@@ -211,8 +211,19 @@ extension DataBuffer {
     /// Decodes the LEB128 varint at `position` in `bytes`, moving `position` past it (or, when
     /// the bytes end first, to their end): the one decoder of every varint read, LarderDocuments'
     /// included.
-    @inlinable
+    @inlinable @inline(__always)
     package static func decodeVarInt(_ bytes: UnsafeBufferPointer<UInt8>, at position: inout Int) -> DecodedVarInt {
+        // Most varints (lengths, counts, small integers) are one byte.
+        if position >= 0, position < bytes.count, let base = bytes.baseAddress, base[position] < 0x80 {
+            defer { position &+= 1 }
+            return .value(UInt64(base[position]))
+        }
+        return decodeLongVarInt(bytes, at: &position)
+    }
+
+    /// ``decodeVarInt(_:at:)`` past its one-byte case.
+    @inlinable
+    package static func decodeLongVarInt(_ bytes: UnsafeBufferPointer<UInt8>, at position: inout Int) -> DecodedVarInt {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         let end = bytes.count
