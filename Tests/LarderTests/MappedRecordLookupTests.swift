@@ -135,6 +135,46 @@ import SpeedSupport
         try expectInPlace(before, absent: [], in: database)
     }
 
+    /// The walk ``HashDatabase/recordsInPlace()`` keeps is forgotten by every write: after
+    /// each kind, a walk in place gives what tchdbforeach gives.
+    @Test func aKeptWalkInPlaceIsForgottenByEveryWrite() throws {
+        let directory = TemporaryDirectory("mapped-kept-walk")
+        let database = try openDatabase(directory)
+        var generator = SplitMix(seed: 13)
+        let keys = (0 ..< 200).map { Array("key \($0)".utf8) }
+        for key in keys { try put(bytes(Int.random(in: 10 ... 300, using: &generator), using: &generator), key, in: database) }
+        let writes: [(String, () throws -> Void)] = [
+            ("a larger value, moved", { try self.put(self.bytes(2_000, using: &generator), keys[3], in: database) }),
+            ("a smaller value, in place", { try self.put([1, 2, 3], keys[4], in: database) }),
+            ("a removal", { try keys[5].withUnsafeBytes { try database.delete($0) } }),
+            ("a new record", { try self.put([9], Array("new".utf8), in: database) }),
+            ("a delayed new record", {
+                try [UInt8]([8]).withUnsafeBytes { value in
+                    try Array("delayed".utf8).withUnsafeBytes { try database.putNew(value, forKey: $0) }
+                }
+                _ = try self.read(keys[0], in: database)   // writes the delayed pool to the file
+            }),
+            ("a committed transaction", {
+                try database.beginTransaction()
+                try self.put(self.bytes(3_000, using: &generator), keys[6], in: database)
+                try database.commit()
+            }),
+            ("an aborted transaction", {
+                try database.beginTransaction()
+                try self.put(self.bytes(3_000, using: &generator), keys[7], in: database)
+                #expect(try database.recordsInPlace() != nil)   // kept inside the transaction
+                database.abort()
+            }),
+        ]
+        for (write, apply) in writes {
+            #expect(try database.recordsInPlace() != nil)
+            try apply()
+            let kept = try #require(try database.recordsInPlace(), "after \(write)")
+            #expect(kept.map { (Array($0.key), Array($0.value)) }.elementsEqual(try records(in: database, mapped: false), by: ==),
+                    "after \(write)")
+        }
+    }
+
     @Test func recordsPastTheMappedRegionAreReadThroughTokyoCabinet() throws {
         let directory = TemporaryDirectory("mapped-small")
         let database = try openDatabase(directory, mappedSize: 64 << 10)

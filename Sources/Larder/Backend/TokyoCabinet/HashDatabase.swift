@@ -53,6 +53,7 @@ internal final class HashDatabase {
 
     /// Closes the file; later calls throw `StoreError.closed`.
     func close() throws {
+        walkedRecords = nil
         guard let handle else { return }
         self.handle = nil
         let closed = tchdbclose(handle)
@@ -116,10 +117,17 @@ internal final class HashDatabase {
     }
 
     /// Every record in storage order, in place in the file's mapped memory (valid until the
-    /// next write to the file), or nil when only `tchdbforeach` can walk the file.
+    /// next write to the file), or nil when only `tchdbforeach` can walk the file. The walk
+    /// is kept until then: the records stay where it found them.
     func recordsInPlace() throws -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]? {
-        MappedRecordLookup.records(in: try openHandle())
+        if let walkedRecords { return walkedRecords }
+        walkedRecords = MappedRecordLookup.records(in: try openHandle())
+        return walkedRecords
     }
+
+    /// The records ``recordsInPlace()`` found, until the file is written, synced or closed.
+    /// (Walking a file of 16k records misses the cache at each header: 1.6 ms.)
+    private var walkedRecords: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]?
 
     /// Calls `body` with every record in storage order, as `tchdbforeach` copies them, until
     /// it returns false.
@@ -147,23 +155,27 @@ internal final class HashDatabase {
 
     /// Starts a transaction: until ``commit()``, ``abort()`` undoes every write.
     func beginTransaction() throws {
+        walkedRecords = nil
         let handle = try openHandle()
         guard tchdbtranbegin(handle) else { throw failure("begin transaction", code: tchdbecode(handle)) }
     }
 
     /// Makes the transaction's writes permanent.
     func commit() throws {
+        walkedRecords = nil
         let handle = try openHandle()
         guard tchdbtrancommit(handle) else { throw failure("commit", code: tchdbecode(handle)) }
     }
 
     /// Undoes the transaction's writes.
     func abort() {
+        walkedRecords = nil
         if let handle { _ = tchdbtranabort(handle) }
     }
 
     /// Stores `value` under `key`.
     func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer) throws {
+        walkedRecords = nil
         let handle = try openHandle()
         guard tchdbput(handle, key.baseAddress, Int32(key.count), value.baseAddress, Int32(value.count)) else {
             throw failure("write", code: tchdbecode(handle))
@@ -174,6 +186,7 @@ internal final class HashDatabase {
     /// delayed record pool (`tchdbputasync`): records are written in bulk, and the transaction
     /// still covers them (measured: about 20% faster than `tchdbput` for a million inserts).
     func putNew(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer) throws {
+        walkedRecords = nil
         let handle = try openHandle()
         guard tchdbputasync(handle, key.baseAddress, Int32(key.count), value.baseAddress, Int32(value.count)) else {
             throw failure("write", code: tchdbecode(handle))
@@ -182,6 +195,7 @@ internal final class HashDatabase {
 
     /// Removes the record under `key`; a missing record is not an error.
     func delete(_ key: UnsafeRawBufferPointer) throws {
+        walkedRecords = nil
         let handle = try openHandle()
         guard tchdbout(handle, key.baseAddress, Int32(key.count)) else {
             let code = tchdbecode(handle)
@@ -192,6 +206,7 @@ internal final class HashDatabase {
 
     /// Writes the file's buffers to the device (fsync).
     func sync() throws {
+        walkedRecords = nil
         let handle = try openHandle()
         guard tchdbsync(handle) else { throw failure("sync", code: tchdbecode(handle)) }
     }
