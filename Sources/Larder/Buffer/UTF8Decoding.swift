@@ -8,6 +8,7 @@ package enum UTF8Decoding {
     @inline(__always)
     package static func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
         guard isASCII(utf8) else { return String(validating: utf8, as: UTF8.self) }
+        if utf8.count <= SmallASCIIString.capacity, SmallASCIIString.isAvailable { return SmallASCIIString.make(utf8) }
         return String(unsafeUninitializedCapacity: utf8.count) { buffer in
             guard let target = buffer.baseAddress, let source = utf8.baseAddress else { return 0 }
             target.update(from: source, count: utf8.count)
