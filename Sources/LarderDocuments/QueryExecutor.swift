@@ -141,9 +141,14 @@ struct QueryExecutor {
                                     of rowIDs: [Int64]) -> [(rowID: Int64, document: JSON)]? {
         let places = rowIDs.indices.sorted { rowIDs[$0] < rowIDs[$1] }
         guard found.count == rowIDs.count, zip(places, found).allSatisfy({ rowIDs[$0] == $1.rowID }) else { return nil }
-        var rows = found
-        for (place, row) in zip(places, found) { rows[place] = row }
-        return rows
+        // Each row put straight in its place (`places` holds every index once), rather than
+        // into a copy of `found`: a process's first range find also skips setting up the
+        // copy's array type from its mangled name (about 30 us).
+        return Array(unsafeUninitializedCapacity: found.count) { rows, initialized in
+            guard let first = rows.baseAddress else { return }
+            for (place, row) in zip(places, found) { (first + place).initialize(to: row) }
+            initialized = found.count
+        }
     }
 
     /// Calls `body` with each distinct rowID of the scan's ranges, in scan order, until it

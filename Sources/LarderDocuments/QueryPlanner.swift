@@ -69,7 +69,10 @@ struct QueryPlanner {
     /// Above this many ranges (IN lists multiplied across keys), fewer keys are used.
     static let maximumRanges = 256
 
-    private struct Constraint {
+    /// What the WHERE says about one field. A class: a first range find set up the
+    /// metadata of `Constraint?` from its mangled name to destroy a copy of the struct it
+    /// was (about 25 us), where a reference is only released.
+    private final class Constraint {
         var equalValues: [JSON]?
         var fromContains = false
         var lower: IndexScan.Bound?
@@ -222,11 +225,12 @@ struct QueryPlanner {
                     if case let .value(value) = operand { return value }
                     return nil
                 }
-                if values.count == list.count, result[path]?.equalValues == nil { result[path, default: Constraint()].equalValues = values }
+                if values.count == list.count, result[path]?.equalValues == nil { constraint(of: path, in: &result).equalValues = values }
             case let .contains(.field(path), .value(value), negated: false):
                 if result[path]?.equalValues == nil {
-                    result[path, default: Constraint()].equalValues = [value]
-                    result[path, default: Constraint()].fromContains = true
+                    let constraint = constraint(of: path, in: &result)
+                    constraint.equalValues = [value]
+                    constraint.fromContains = true
                 }
             case let .between(.field(path), .value(low), .value(high), negated: false):
                 add(path, .greaterOrEqual, low, to: &result)
@@ -238,9 +242,18 @@ struct QueryPlanner {
         return result
     }
 
+    /// The constraint on `path` in `result`, added empty if there is none. (A class: setting
+    /// a member through `result[path, default:]` would not keep the default.)
+    private static func constraint(of path: FieldPath, in result: inout [FieldPath: Constraint]) -> Constraint {
+        if let constraint = result[path] { return constraint }
+        let constraint = Constraint()
+        result[path] = constraint
+        return constraint
+    }
+
     private static func add(_ path: FieldPath, _ comparison: ComparisonOperator, _ value: JSON,
                             to result: inout [FieldPath: Constraint]) {
-        var constraint = result[path] ?? Constraint()
+        let constraint = result[path] ?? Constraint()
         switch comparison {
         case .equal:
             if constraint.equalValues == nil || constraint.fromContains {

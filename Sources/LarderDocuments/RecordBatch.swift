@@ -43,15 +43,16 @@ struct RecordBatch {
         let count = starts[starts.count - 1]
         return try withBytes(of: batches[...], []) { bytes in
             guard count >= parallelThreshold else {
-                var found: [(rowID: Int64, document: JSON)] = []
-                found.reserveCapacity(count)
-                for (batch, bytes) in zip(batches, bytes) {
-                    for span in batch.spans {
-                        let record = UnsafeRawBufferPointer(rebasing: bytes[span.start ..< span.start + span.count])
-                        found.append((span.rowID, try open(record, span.rowID, shapes)))
+                return try Array(unsafeUninitializedCapacity: count) { buffer, initialized in
+                    guard let output = buffer.baseAddress else { return }
+                    for (batch, bytes) in zip(batches, bytes) {
+                        for span in batch.spans {
+                            let record = UnsafeRawBufferPointer(rebasing: bytes[span.start ..< span.start + span.count])
+                            (output + initialized).initialize(to: (span.rowID, try open(record, span.rowID, shapes)))
+                            initialized += 1
+                        }
                     }
                 }
-                return found
             }
             let chunks = min(count / 512, ProcessInfo.processInfo.activeProcessorCount * 4)
             let outcomes = ChunkOutcomes(count: chunks, initial: 0)
