@@ -18,16 +18,6 @@ struct QueryParser {
         self.tokens = tokens
     }
 
-    /// The expression of a WHERE clause, with `?` bound to `arguments` in order.
-    static func parseWhere(_ text: String, arguments: [JSON], aliases: [String: String]) throws -> QueryExpression {
-        try parseWhere(text, tokens: QueryTokenizer.tokenize(text, aliases: aliases), arguments: arguments)
-    }
-
-    /// The expression of a WHERE clause already tokenized (`tokens` are `text`'s).
-    static func parseWhere(_ text: String, tokens: [QueryToken], arguments: [JSON]) throws -> QueryExpression {
-        try parseTemplate(text, tokens: tokens).bound(to: arguments)
-    }
-
     /// A WHERE clause already tokenized, its placeholders left for ``QueryTemplate/bound(to:)``.
     static func parseTemplate(_ text: String, tokens: [QueryToken]) throws -> QueryTemplate {
         var parser = QueryParser(text, tokens: tokens)
