@@ -113,7 +113,13 @@ internal final class HashDatabase {
     /// memory, until it returns false; returns false without calling it when only
     /// `tchdbforeach` can walk the file (MappedRecordLookup).
     func mappedRecords(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
-        try MappedRecordLookup.forEachRecord(in: try openHandle(), body)
+        // The walk ``recordsInPlace()`` kept, if the file has not changed since; else a
+        // walk of its own, not kept.
+        guard let records = try walkedRecords ?? MappedRecordLookup.records(in: openHandle()) else { return false }
+        for (key, value) in records {
+            guard try body(key, value) else { break }
+        }
+        return true
     }
 
     /// Every record in storage order, in place in the file's mapped memory (valid until the

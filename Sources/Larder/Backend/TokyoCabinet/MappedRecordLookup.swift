@@ -63,18 +63,6 @@ enum MappedRecordLookup {
     /// How many lookups ``values(forKeys:in:into:)`` prepares at a time.
     static let prefetchWindow = 16
 
-    /// Calls `body` with the key and value of every record of the database in file order,
-    /// in place in the mapped memory, until it returns false. Returns false without calling
-    /// `body` when only `tchdbforeach` can walk the file (see ``records(in:)``).
-    static func forEachRecord(in handle: UnsafeMutablePointer<TCHDB>,
-                              _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
-        guard let records = records(in: handle) else { return false }
-        for (key, value) in records {
-            guard try body(key, value) else { break }
-        }
-        return true
-    }
-
     /// Every record of the database in file order, in place in the mapped memory, or nil
     /// when only `tchdbforeach` can walk the file: the conditions of ``mappedFile(of:whole:)``,
     /// or a record or free block whose header does not parse. One pass: nothing is handed out
