@@ -94,6 +94,26 @@ import Larder
         }
     }
 
+    @Test func decodedArraysTakeBlocksLargerThanGlibcsFastbins() throws {
+        for count in 0 ... 6 {
+            let elements = (0 ..< count).map { JSON.string("tag\($0)") }
+            let decoded = try JSONBinary.decode(JSONBinary.encode(["tags": .array(elements)]))
+            guard case let .array(tags) = decoded["tags"] else {
+                Issue.record("no array in \(decoded)")
+                continue
+            }
+            #expect(tags == elements)
+            if count == 0 {
+                #expect(tags.capacity == 0, "an empty array allocates nothing")
+            } else {
+                // 32 bytes of header, then the elements: more than the 120 bytes that glibc
+                // serves from its fastbins.
+                #expect(tags.capacity >= JSONBinary.smallestArrayCapacity)
+                #expect(32 + tags.capacity * MemoryLayout<JSON>.stride > 120, "capacity \(tags.capacity)")
+            }
+        }
+    }
+
     @Test func theExamplesOfFormatMDAreTheBytesWritten() {
         let document: JSON = ["age": 36]
         let record = DocumentRecord.seal(document, key: DocumentTable.recordKey(7))
