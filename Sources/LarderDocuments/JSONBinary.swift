@@ -105,6 +105,15 @@ enum JSONBinary {
         /// Objects of known key sets are copied from these; nil decodes member by member.
         let shapes: ObjectShapes?
         var offset = 0
+        /// Whether short ASCII strings can be built inline (read once: each read of the
+        /// static is a call).
+        private let buildsSmallStrings = SmallASCIIString.isAvailable
+
+        init(bytes: UnsafeRawBufferPointer, rowID: Int64?, shapes: ObjectShapes?) {
+            self.bytes = bytes
+            self.rowID = rowID
+            self.shapes = shapes
+        }
 
         mutating func byte() throws -> UInt8 {
             guard offset < bytes.count else { throw DecodingFailure(reason: "truncated at \(offset)") }
@@ -149,6 +158,13 @@ enum JSONBinary {
 
         mutating func string() throws -> String {
             let slice = try stringBytes()
+            // A short one is read as two words of the record: from its start or, near the
+            // record's end, back from its end.
+            if slice.count <= SmallASCIIString.capacity, buildsSmallStrings, let start = slice.baseAddress {
+                let made = bytes.count - (offset - slice.count) >= 16 ? SmallASCIIString.make(reading: start, count: slice.count)
+                    : offset >= 16 ? SmallASCIIString.make(readingBackFrom: start + slice.count, count: slice.count) : nil
+                if let made { return made }
+            }
             guard let text = UTF8Decoding.string(slice) else {
                 throw DecodingFailure(reason: "invalid UTF-8 at \(offset - slice.count)")
             }
@@ -200,6 +216,17 @@ enum JSONBinary {
             }
         }
 
+        /// ``ObjectShapes/Shape/head(of:)`` of `key`, a part of `bytes`: one load when the
+        /// record has 8 bytes from its start.
+        @inline(__always)
+        func head(of key: UnsafeRawBufferPointer) -> UInt64 {
+            guard let start = key.baseAddress, let base = bytes.baseAddress, bytes.count - (start - base) >= 8 else {
+                return ObjectShapes.Shape.head(of: key)
+            }
+            let word = UInt64(littleEndian: start.loadUnaligned(as: UInt64.self))
+            return key.count >= 8 ? word : word & ((1 &<< UInt64(truncatingIfNeeded: key.count &* 8)) &- 1)
+        }
+
         /// The `count` members of an object, decoded into a copy of a known key set's
         /// dictionary; nil (with the members partly read) when its keys are not one known
         /// set, each once.
@@ -207,11 +234,12 @@ enum JSONBinary {
             let keyCount = addsRowID ? count + 1 : count
             guard count > 0, keyCount <= ObjectShapes.maximumKeys else { return nil }
             let firstKey = try stringBytes()
+            let firstHead = head(of: firstKey)
             let afterFirstKey = offset
             // Sets of as many keys that hold the first are tried in turn, the last used first.
             for position in shapes.keyCounts.indices where shapes.keyCounts[position] == keyCount {
                 let shape = shapes.shapes[position]
-                guard let firstSlot = shape.slot(of: firstKey) else { continue }
+                guard let firstSlot = shape.slot(of: firstKey, head: firstHead) else { continue }
                 offset = afterFirstKey
                 if let members = try members(of: shape, firstSlot: firstSlot, count: count, addingRowID: addsRowID, depth: depth) {
                     shapes.noteHit(at: position)
@@ -231,7 +259,8 @@ enum JSONBinary {
             var slot = firstSlot
             for position in 0 ..< count {
                 if position > 0 {
-                    guard let next = shape.slot(of: try stringBytes()) else { return nil }
+                    let key = try stringBytes()
+                    guard let next = shape.slot(of: key, head: head(of: key)) else { return nil }
                     slot = next
                 }
                 guard filled & (1 << UInt64(slot)) == 0 else { return nil }

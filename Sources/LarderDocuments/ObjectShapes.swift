@@ -62,10 +62,10 @@ final class ObjectShapes {
             return UInt64(littleEndian: head)
         }
 
-        /// The position (in `indices`) of the key whose UTF-8 is `key`, if it is one.
+        /// The position (in `indices`) of the key whose UTF-8 is `key`, if it is one; `head`
+        /// is ``head(of:)`` of `key`.
         @inline(__always)
-        func slot(of key: UnsafeRawBufferPointer) -> Int? {
-            let head = Self.head(of: key)
+        func slot(of key: UnsafeRawBufferPointer, head: UInt64) -> Int? {
             for position in 0 ..< count {
                 let candidate = keys[position]
                 guard candidate.count == key.count, candidate.head == head else { continue }

@@ -94,6 +94,28 @@ import Larder
         }
     }
 
+    @Test func stringsOfEveryLengthDecodeAnywhereInARecord() throws {
+        // Short strings and keys are read as words of the record, from their start or back
+        // from their end: each length, first, in the middle and last, ASCII or not, and
+        // records too short for either; objects also through known key sets (`shapes`).
+        let shapes = ObjectShapes()
+        for length in 0 ... 20 {
+            for text in [String(repeating: "a", count: length), String(repeating: "é", count: length / 2)] {
+                let key = String(repeating: "k", count: length)
+                for value: JSON in [.string(text), [key: .string(text)], [.string(text), 7, .string(text)],
+                                    ["first": .string(text), "middle": [key: .string(text), "n": 1], key + "z": .string(text)]] {
+                    let bytes = JSONBinary.encode(value)
+                    #expect(try JSONBinary.decode(bytes) == value, "\(value)")
+                    for _ in 0 ..< 2 {
+                        let decoded = try bytes.withUnsafeBytes { try JSONBinary.decode($0, addingRowID: nil, shapes: shapes) }
+                        #expect(decoded == value, "\(value)")
+                    }
+                }
+            }
+        }
+        #expect(shapes.hits > 0)
+    }
+
     @Test func decodedArraysTakeBlocksLargerThanGlibcsFastbins() throws {
         for count in 0 ... 6 {
             let elements = (0 ..< count).map { JSON.string("tag\($0)") }

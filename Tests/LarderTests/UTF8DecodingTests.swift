@@ -42,6 +42,30 @@ import SpeedSupport
         #expect(decoded([]) == "")
     }
 
+    @Test func shortStringsReadAsWordsTakeOnlyTheirOwnBytes() {
+        var generator = SplitMix(seed: 34)
+        for count in 0 ... SmallASCIIString.capacity {
+            for round in 0 ..< 40 {
+                let text = (0 ..< count).map { _ in UInt8.random(in: 0 ... 0x7F, using: &generator) }
+                // Around the text: other bytes, ASCII in even rounds and not in odd ones.
+                let around = (0 ..< 16).map { _ in round % 2 == 0 ? UInt8(ascii: "Q") : UInt8.random(in: 0x80 ... 0xFF, using: &generator) }
+                let expected = String(decoding: text, as: UTF8.self)
+                let after = (text + around).withUnsafeBytes { SmallASCIIString.make(reading: $0.baseAddress!, count: count) }
+                let before = (around + text).withUnsafeBytes { SmallASCIIString.make(readingBackFrom: $0.baseAddress! + 16 + count, count: count) }
+                #expect(after == expected, "count \(count)")
+                #expect(before == expected, "count \(count)")
+                #expect(after?.hashValue == expected.hashValue && before?.hashValue == expected.hashValue)
+                // A byte of the text that is not ASCII gives nil (the validating path decodes it).
+                if count > 0 {
+                    var wide = text
+                    wide[Int.random(in: 0 ..< count, using: &generator)] = 0xC3
+                    #expect((wide + around).withUnsafeBytes { SmallASCIIString.make(reading: $0.baseAddress!, count: count) } == nil)
+                    #expect((around + wide).withUnsafeBytes { SmallASCIIString.make(readingBackFrom: $0.baseAddress! + 16 + count, count: count) } == nil)
+                }
+            }
+        }
+    }
+
     @Test func nonASCIIAndInvalidBytesTakeTheValidatingPath() {
         for text in ["é", "naïve", "日本", "a🙂b", String(repeating: "ü", count: 10)] {
             #expect(decoded(Array(text.utf8)) == text)
