@@ -10,9 +10,9 @@
 // is built this way.
 
 /// Short ASCII strings without the standard library's initializers.
-package enum SmallASCIIString {
+@usableFromInline package enum SmallASCIIString {
     /// The most bytes a String holds inline on 64-bit platforms.
-    package static let capacity = 15
+    @inlinable package static var capacity: Int { 15 }
 
     /// True when ``make(_:)`` and ``make(reading:count:)`` give what the standard library
     /// gives, checked once.
@@ -58,7 +58,7 @@ package enum SmallASCIIString {
     /// words, so `source` must have 16 readable bytes; nil when one of the `count` is not
     /// ASCII. Only when ``isAvailable``. (No copy through memory: a decoder reading a record
     /// knows when 16 bytes are left in it.)
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func make(reading source: UnsafeRawPointer, count: Int) -> String? {
         let count = min(count, capacity)
         var first = UInt64(littleEndian: source.loadUnaligned(as: UInt64.self))
@@ -75,7 +75,7 @@ package enum SmallASCIIString {
     /// ``make(reading:count:)`` for `count` bytes that end at `end`, read as the two words
     /// before it, so the 16 bytes before `end` must be readable: for the last bytes of a
     /// record.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func make(readingBackFrom end: UnsafeRawPointer, count: Int) -> String? {
         let count = min(count, capacity)
         let low = UInt64(littleEndian: end.loadUnaligned(fromByteOffset: -16, as: UInt64.self))
@@ -88,8 +88,8 @@ package enum SmallASCIIString {
 
     /// The string whose `count` bytes are `first` then `second` (little-endian, zero above
     /// them), when all are ASCII.
-    @inline(__always)
-    private static func inline(_ first: UInt64, _ second: UInt64, count: Int) -> String? {
+    @usableFromInline @inline(__always)
+    static func inline(_ first: UInt64, _ second: UInt64, count: Int) -> String? {
         guard (first | second) & 0x8080_8080_8080_8080 == 0 else { return nil }
         // Last byte: immortal (0x80), ASCII (0x40), small (0x20), then the count.
         let last = second | (0xE0 | UInt64(truncatingIfNeeded: count)) << 56
