@@ -5,7 +5,7 @@
 import Foundation
 
 /// Lexical comparison of byte strings.
-package enum ByteOrder {
+@usableFromInline package enum ByteOrder {
     /// Negative, zero or positive as `left` sorts before, with or after `right`.
     @inlinable
     package static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
