@@ -44,18 +44,32 @@ enum IndexRun {
             var length = key.count
             // Entries before `start` are skipped mostly without comparing them: while they are,
             // `matched` is how many leading bytes the entry shares with `start`. An entry that
-            // shares more than that with the one before it sorts before `start` too.
+            // shares more than that with the one before it sorts before `start` too; one that
+            // shares `shared` <= `matched` bytes with it is `start`'s first `shared` bytes, then
+            // its suffix. So skipped entries are never put together, only compared.
             var skipping = false, matched = 0
             if let start { (skipping, matched) = precedes(UnsafeRawBufferPointer(start: entry, count: length), start, sharing: 0) }
             if !skipping { guard try body(UnsafeRawBufferPointer(start: entry, count: length)) else { return false } }
-            for _ in 1 ..< max(reader.count, 1) {
-                let shared = try reader.next(into: entry, length: &length)
-                if skipping, let start {
+            var remaining = max(reader.count, 1) - 1
+            if skipping, let start {
+                while remaining > 0 {
+                    remaining -= 1
+                    let (shared, suffix) = try reader.nextSuffix(length: &length)
                     if shared > matched { continue }
-                    // The entry agrees with `start` up to `shared` bytes: compare from there.
-                    (skipping, matched) = precedes(UnsafeRawBufferPointer(start: entry, count: length), start, sharing: shared)
+                    (skipping, matched) = precedes(suffix: suffix, after: shared, start)
                     if skipping { continue }
+                    // The first entry at or after `start`: put together, for the ones after it.
+                    start.withUnsafeBytes { start in
+                        if let prefix = start.baseAddress { entry.copyMemory(from: prefix, byteCount: shared) }
+                    }
+                    if let bytes = suffix.baseAddress { (entry + shared).copyMemory(from: bytes, byteCount: suffix.count) }
+                    guard try body(UnsafeRawBufferPointer(start: entry, count: length)) else { return false }
+                    break
                 }
+            }
+            while remaining > 0 {
+                remaining -= 1
+                _ = try reader.next(into: entry, length: &length)
                 guard try body(UnsafeRawBufferPointer(start: entry, count: length)) else { return false }
             }
             try reader.checkEnd()
@@ -72,6 +86,17 @@ enum IndexRun {
         if shared < common { return (entry[shared] < start[shared], shared) }
         // One is a prefix of the other: the shorter sorts first (an equal entry is not before).
         return (entry.count < start.count, shared)
+    }
+
+    /// ``precedes(_:_:sharing:)`` for the entry made of the first `shared` bytes of `start`
+    /// (at most all of them) and then `suffix`.
+    private static func precedes(suffix: UnsafeRawBufferPointer, after shared: Int, _ start: [UInt8]) -> (Bool, Int) {
+        let count = shared + suffix.count
+        let common = min(count, start.count)
+        var position = min(shared, common)
+        while position < common, suffix[position - shared] == start[position] { position += 1 }
+        if position < common { return (suffix[position - shared] < start[position], position) }
+        return (count < start.count, position)
     }
 
     /// Every entry of the run, in order.
@@ -121,15 +146,24 @@ enum IndexRun {
         /// leading bytes it kept.
         @inline(__always)
         mutating func next(into entry: UnsafeMutableRawPointer, length: inout Int) throws(Damage) -> Int {
+            let (shared, suffix) = try nextSuffix(length: &length)
+            if let bytes = suffix.baseAddress { (entry + shared).copyMemory(from: bytes, byteCount: suffix.count) }
+            return shared
+        }
+
+        /// How many leading bytes the next entry shares with the previous one (`length` bytes
+        /// long; then the next one's length), and its suffix, in place.
+        @inline(__always)
+        mutating func nextSuffix(length: inout Int) throws(Damage) -> (shared: Int, suffix: UnsafeRawBufferPointer) {
             let shared = try varint()
             let suffix = try varint()
             guard shared <= UInt64(length), suffix <= UInt64(value.count - position), let base = value.baseAddress else {
                 throw Damage(reason: "index run entry out of range")
             }
-            (entry + Int(shared)).copyMemory(from: base + position, byteCount: Int(suffix))
+            let bytes = UnsafeRawBufferPointer(start: base + position, count: Int(suffix))
             position += Int(suffix)
             length = Int(shared) + Int(suffix)
-            return Int(shared)
+            return (Int(shared), bytes)
         }
 
         func checkEnd() throws(Damage) {
