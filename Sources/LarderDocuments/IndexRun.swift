@@ -48,7 +48,7 @@ enum IndexRun {
             // shares `shared` <= `matched` bytes with it is `start`'s first `shared` bytes, then
             // its suffix. So skipped entries are never put together, only compared.
             var skipping = false, matched = 0
-            if let start { (skipping, matched) = precedes(UnsafeRawBufferPointer(start: entry, count: length), start, sharing: 0) }
+            if let start { (skipping, matched) = precedes(suffix: key, after: 0, start) }
             if !skipping { guard try body(UnsafeRawBufferPointer(start: entry, count: length)) else { return false } }
             var remaining = max(reader.count, 1) - 1
             if skipping, let start {
@@ -77,25 +77,16 @@ enum IndexRun {
         }
     }
 
-    /// Whether `entry` sorts before `start`, and how many leading bytes the two share, given
-    /// that they share at least `known`.
-    private static func precedes(_ entry: UnsafeRawBufferPointer, _ start: [UInt8], sharing known: Int) -> (Bool, Int) {
-        let common = min(entry.count, start.count)
-        var shared = min(known, common)
-        while shared < common, entry[shared] == start[shared] { shared += 1 }
-        if shared < common { return (entry[shared] < start[shared], shared) }
-        // One is a prefix of the other: the shorter sorts first (an equal entry is not before).
-        return (entry.count < start.count, shared)
-    }
-
-    /// ``precedes(_:_:sharing:)`` for the entry made of the first `shared` bytes of `start`
-    /// (at most all of them) and then `suffix`.
+    /// Whether the entry made of the first `shared` bytes of `start` (at most all of them)
+    /// and then `suffix` sorts before `start`, and how many leading bytes the two share. (The
+    /// run's first entry is all suffix.)
     private static func precedes(suffix: UnsafeRawBufferPointer, after shared: Int, _ start: [UInt8]) -> (Bool, Int) {
         let count = shared + suffix.count
         let common = min(count, start.count)
         var position = min(shared, common)
         while position < common, suffix[position - shared] == start[position] { position += 1 }
         if position < common { return (suffix[position - shared] < start[position], position) }
+        // One is a prefix of the other: the shorter sorts first (an equal entry is not before).
         return (count < start.count, position)
     }
 
