@@ -49,9 +49,7 @@
                 words.baseAddress?.copyMemory(from: source, byteCount: min(utf8.count, capacity))
             }
         }
-        // Last byte: immortal (0x80), ASCII (0x40), small (0x20), then the count.
-        words.1 |= (0xE0 | UInt64(min(utf8.count, capacity))) << 56
-        return unsafeBitCast(words, to: String.self)
+        return assembled(words.0, words.1, count: min(utf8.count, capacity))
     }
 
     /// The string of the `count` (at most ``capacity``) bytes at `source`, read as two
@@ -91,6 +89,13 @@
     @usableFromInline @inline(__always)
     static func inline(_ first: UInt64, _ second: UInt64, count: Int) -> String? {
         guard (first | second) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return assembled(first, second, count: count)
+    }
+
+    /// The string whose `count` bytes, all ASCII (unchecked), are `first` then `second`
+    /// (little-endian, zero above them).
+    @usableFromInline @inline(__always)
+    static func assembled(_ first: UInt64, _ second: UInt64, count: Int) -> String {
         // Last byte: immortal (0x80), ASCII (0x40), small (0x20), then the count.
         let last = second | (0xE0 | UInt64(truncatingIfNeeded: count)) << 56
         return unsafeBitCast((first, last), to: String.self)
