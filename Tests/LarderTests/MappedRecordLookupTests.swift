@@ -168,10 +168,19 @@ import SpeedSupport
         ]
         for (write, apply) in writes {
             #expect(try database.recordsInPlace() != nil)
+            #expect(database.readsThroughKeptIndex)
             try apply()
+            #expect(!database.readsThroughKeptIndex, "after \(write)")
             let kept = try #require(try database.recordsInPlace(), "after \(write)")
-            #expect(kept.map { (Array($0.key), Array($0.value)) }.elementsEqual(try records(in: database, mapped: false), by: ==),
-                    "after \(write)")
+            let copiedRecords = try records(in: database, mapped: false)
+            #expect(kept.map { (Array($0.key), Array($0.value)) }.elementsEqual(copiedRecords, by: ==), "after \(write)")
+            // Reads by key, through the new walk's index, give the file's values.
+            let stored = copiedRecords.map(\.0) + [Array("never stored".utf8)]
+            for key in stored { #expect(try database.mappedValue(forKey: key).map(Array.init) == copied(key, in: database)) }
+            var values = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: copiedRecords.count)
+            let inPlace = try values.withUnsafeMutableBufferPointer { try database.valuesInPlace(forKeys: copiedRecords.map(\.0), into: $0) }
+            #expect(inPlace)
+            #expect(values.map(Array.init).elementsEqual(copiedRecords.map(\.1)), "after \(write)")
         }
     }
 

@@ -53,7 +53,7 @@ internal final class HashDatabase {
 
     /// Closes the file; later calls throw `StoreError.closed`.
     func close() throws {
-        walkedRecords = nil
+        forgetWalk()
         guard let handle else { return }
         self.handle = nil
         let closed = tchdbclose(handle)
@@ -75,14 +75,18 @@ internal final class HashDatabase {
     /// file; nil when only `tchdbget` can say (MappedRecordLookup).
     func mappedValue(forKey key: [UInt8]) throws -> UnsafeRawBufferPointer? {
         let handle = try openHandle()
-        return key.withUnsafeBytes { MappedRecordLookup.value(forKey: $0, in: handle) }
+        return key.withUnsafeBytes { key in
+            keptIndex?.value(forKey: key) ?? MappedRecordLookup.value(forKey: key, in: handle)
+        }
     }
 
     /// Puts into `values` the values under `keys`, in order, in the file's mapped memory,
     /// valid until the next write to the file; false when one of them is not found there
     /// (MappedRecordLookup).
     func valuesInPlace(forKeys keys: [[UInt8]], into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) throws -> Bool {
-        MappedRecordLookup.values(forKeys: keys, in: try openHandle(), into: values)
+        let handle = try openHandle()
+        if let keptIndex, keptIndex.values(forKeys: keys, into: values) { return true }
+        return MappedRecordLookup.values(forKeys: keys, in: handle, into: values)
     }
 
     /// Calls `body` with the value under `key` as `tchdbget` copies it, or with nil.
@@ -128,12 +132,24 @@ internal final class HashDatabase {
     func recordsInPlace() throws -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]? {
         if let walkedRecords { return walkedRecords }
         walkedRecords = MappedRecordLookup.records(in: try openHandle())
+        keptIndex = walkedRecords.flatMap(KeptRecordIndex.init)
         return walkedRecords
     }
 
     /// The records ``recordsInPlace()`` found, until the file is written, synced or closed.
     /// (Walking a file of 16k records misses the cache at each header: 1.6 ms.)
     private var walkedRecords: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]?
+    /// The kept walk's records by key, for reads by key until the walk is forgotten.
+    private var keptIndex: KeptRecordIndex?
+    /// Whether reads by key go through the kept walk's index now.
+    var readsThroughKeptIndex: Bool { keptIndex != nil }
+
+    /// Forgets the kept walk and its index: the file is about to change (or close), and its
+    /// records may move.
+    private func forgetWalk() {
+        walkedRecords = nil
+        keptIndex = nil
+    }
 
     /// Calls `body` with every record in storage order, as `tchdbforeach` copies them, until
     /// it returns false.
@@ -161,27 +177,27 @@ internal final class HashDatabase {
 
     /// Starts a transaction: until ``commit()``, ``abort()`` undoes every write.
     func beginTransaction() throws {
-        walkedRecords = nil
+        forgetWalk()
         let handle = try openHandle()
         guard tchdbtranbegin(handle) else { throw failure("begin transaction", code: tchdbecode(handle)) }
     }
 
     /// Makes the transaction's writes permanent.
     func commit() throws {
-        walkedRecords = nil
+        forgetWalk()
         let handle = try openHandle()
         guard tchdbtrancommit(handle) else { throw failure("commit", code: tchdbecode(handle)) }
     }
 
     /// Undoes the transaction's writes.
     func abort() {
-        walkedRecords = nil
+        forgetWalk()
         if let handle { _ = tchdbtranabort(handle) }
     }
 
     /// Stores `value` under `key`.
     func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer) throws {
-        walkedRecords = nil
+        forgetWalk()
         let handle = try openHandle()
         guard tchdbput(handle, key.baseAddress, Int32(key.count), value.baseAddress, Int32(value.count)) else {
             throw failure("write", code: tchdbecode(handle))
@@ -192,7 +208,7 @@ internal final class HashDatabase {
     /// delayed record pool (`tchdbputasync`): records are written in bulk, and the transaction
     /// still covers them (measured: about 20% faster than `tchdbput` for a million inserts).
     func putNew(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer) throws {
-        walkedRecords = nil
+        forgetWalk()
         let handle = try openHandle()
         guard tchdbputasync(handle, key.baseAddress, Int32(key.count), value.baseAddress, Int32(value.count)) else {
             throw failure("write", code: tchdbecode(handle))
@@ -201,7 +217,7 @@ internal final class HashDatabase {
 
     /// Removes the record under `key`; a missing record is not an error.
     func delete(_ key: UnsafeRawBufferPointer) throws {
-        walkedRecords = nil
+        forgetWalk()
         let handle = try openHandle()
         guard tchdbout(handle, key.baseAddress, Int32(key.count)) else {
             let code = tchdbecode(handle)
@@ -212,7 +228,7 @@ internal final class HashDatabase {
 
     /// Writes the file's buffers to the device (fsync).
     func sync() throws {
-        walkedRecords = nil
+        forgetWalk()
         let handle = try openHandle()
         guard tchdbsync(handle) else { throw failure("sync", code: tchdbecode(handle)) }
     }
