@@ -66,7 +66,8 @@ extension DocumentCollection {
                         offset: Int? = nil) throws -> DocumentQuery {
         try withState { state in
             try DocumentQuery(collection: self,
-                              parsed: ParsedQuery(state: state, where: query, orderBy: orderBy, limit: limit, offset: offset))
+                              parsed: ParsedQuery(state: state, where: query, orderBy: orderBy, limit: limit, offset: offset)
+                                  .prepared(in: state))
         }
     }
 }

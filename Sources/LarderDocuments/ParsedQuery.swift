@@ -12,6 +12,8 @@ struct ParsedQuery: Sendable {
     var offset: Int
     /// The aliases the texts were expanded with.
     let aliases: [String: String]
+    /// The plan chosen when the query was prepared, if it holds for any arguments.
+    private(set) var preparedPlan: PreparedPlan?
 
     /// Throws `QueryError` for bad text, a negative limit or offset.
     init(state: CollectionState, where query: String?, orderBy: String?, limit: Int?, offset: Int?) throws {
@@ -25,11 +27,27 @@ struct ParsedQuery: Sendable {
         aliases = state.definition.aliases
     }
 
-    /// This query as `state`'s aliases read it now: itself, or its texts parsed again when
-    /// the aliases changed since.
+    /// This query with its plan chosen now, among `state`'s indexes, for runs to bind their
+    /// arguments to (when its plan does not depend on them: PreparedPlan).
+    func prepared(in state: CollectionState) -> ParsedQuery {
+        var query = self
+        query.preparedPlan = PreparedPlan(template: template, orderBy: orderBy, limit: limit, indexes: state.definition.indexes)
+        return query
+    }
+
+    /// This query as `state`'s aliases read it now: itself, or its texts parsed again (and
+    /// prepared again, if it was) when the aliases changed since.
     func current(in state: CollectionState) throws -> ParsedQuery {
         guard aliases != state.definition.aliases else { return self }
-        return try ParsedQuery(state: state, where: template?.text, orderBy: orderByText, limit: limit, offset: offset)
+        let parsed = try ParsedQuery(state: state, where: template?.text, orderBy: orderByText, limit: limit, offset: offset)
+        return preparedPlan == nil ? parsed : parsed.prepared(in: state)
+    }
+
+    /// The plan for a run with `arguments`, when the plan prepared still holds for them among
+    /// `state`'s indexes; else nil, and the planner decides.
+    func plan(binding arguments: [JSON], in state: CollectionState) -> QueryPlan? {
+        guard let preparedPlan, preparedPlan.indexes == state.definition.indexes else { return nil }
+        return preparedPlan.plan(binding: arguments)
     }
 
     /// The WHERE clause with `arguments` bound (nil without one); `QueryError` when their

@@ -132,26 +132,8 @@ struct QueryPlanner {
         let rangeKey = hasRange && used == equalCount ? index.keys[used] : nil
         let constraint = rangeKey.flatMap { constraints[$0.path] }
         for prefix in prefixes {
-            var start = prefix, end = prefix + IndexKey.prefixEnd
-            if let rangeKey, let constraint {
-                // A descending key's bytes are complemented: the lower value bounds the end.
-                let (low, high) = rangeKey.descending ? (constraint.upper, constraint.lower) : (constraint.lower, constraint.upper)
-                // A one-sided range stops short of nulls, which no ordering comparison matches.
-                let null = prefix + IndexKey.encode(.null, descending: rangeKey.descending)
-                if let low {
-                    let bound = prefix + IndexKey.encode(low.value, descending: rangeKey.descending)
-                    start = low.inclusive ? bound : bound + IndexKey.prefixEnd
-                } else if !rangeKey.descending {
-                    start = null + IndexKey.prefixEnd
-                }
-                if let high {
-                    let bound = prefix + IndexKey.encode(high.value, descending: rangeKey.descending)
-                    end = high.inclusive ? bound + IndexKey.prefixEnd : bound
-                } else if rangeKey.descending {
-                    end = null
-                }
-            }
-            ranges.append(KeyRange(start: start, end: end))
+            ranges.append(Self.range(after: prefix, rangeKey: constraint == nil ? nil : rangeKey,
+                                     lower: constraint?.lower, upper: constraint?.upper))
         }
         var reverse = false
         var isOrdered = false
@@ -162,6 +144,30 @@ struct QueryPlanner {
         }
         return IndexScan(index: index, ranges: ranges, reverse: reverse, isOrdered: isOrdered, fixedValues: fixedValues,
                          rangeKey: rangeKey, lower: constraint?.lower, upper: constraint?.upper)
+    }
+
+    /// The keys that start with `prefix` (the encoded values of the keys a scan fixes) and,
+    /// when there is a `rangeKey`, go on with a value of it between `lower` and `upper`.
+    static func range(after prefix: [UInt8], rangeKey: SortKey?, lower: IndexScan.Bound?, upper: IndexScan.Bound?) -> KeyRange {
+        var start = prefix, end = prefix + IndexKey.prefixEnd
+        guard let rangeKey else { return KeyRange(start: start, end: end) }
+        // A descending key's bytes are complemented: the lower value bounds the end.
+        let (low, high) = rangeKey.descending ? (upper, lower) : (lower, upper)
+        // A one-sided range stops short of nulls, which no ordering comparison matches.
+        let null = prefix + IndexKey.encode(.null, descending: rangeKey.descending)
+        if let low {
+            let bound = prefix + IndexKey.encode(low.value, descending: rangeKey.descending)
+            start = low.inclusive ? bound : bound + IndexKey.prefixEnd
+        } else if !rangeKey.descending {
+            start = null + IndexKey.prefixEnd
+        }
+        if let high {
+            let bound = prefix + IndexKey.encode(high.value, descending: rangeKey.descending)
+            end = high.inclusive ? bound + IndexKey.prefixEnd : bound
+        } else if rangeKey.descending {
+            end = null
+        }
+        return KeyRange(start: start, end: end)
     }
 
     /// True when the scan's ranges hold exactly the documents all `conjuncts` match: each is

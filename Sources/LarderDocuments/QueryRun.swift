@@ -25,7 +25,8 @@ struct QueryRun {
         limit = query.limit
         offset = query.offset
         self.state = state
-        plan = QueryPlanner(indexes: state.definition.indexes).plan(where: expression, orderBy: orderBy, limit: limit)
+        plan = query.plan(binding: args, in: state)
+            ?? QueryPlanner(indexes: state.definition.indexes).plan(where: expression, orderBy: orderBy, limit: limit)
     }
 
     var executor: QueryExecutor {

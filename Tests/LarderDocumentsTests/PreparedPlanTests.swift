@@ -1,0 +1,99 @@
+// A plan prepared once (PreparedPlan) must be exactly the planner's plan for every run it
+// answers: random WHERE clauses, orderBys, limits, index sets and arguments of every JSON
+// type, compared with the planner run on the bound clause. It must answer most of the
+// clauses it is made for, and leave the rest (nulls, arrays, IN, OR, repeated bounds) to the
+// planner.
+
+import Testing
+@testable import LarderDocuments
+import SpeedSupport
+
+@Suite struct PreparedPlanTests {
+    private func template(_ text: String) throws -> QueryTemplate {
+        try QueryParser.parseTemplate(text, tokens: QueryTokenizer.tokenize(text, aliases: [:]))
+    }
+
+    private func index(_ id: Int, _ keys: String, unique: Bool = false, multiValued: Bool = false) throws -> IndexDefinition {
+        IndexDefinition(id: id, keys: try QueryParser.parseSortKeys(keys, aliases: [:]), isUnique: unique, isMultiValued: multiValued)
+    }
+
+    @Test func preparedPlansAreThePlannersPlansForEveryArgument() throws {
+        var generator = SplitMix(seed: 77)
+        func pick<T>(_ choices: [T]) -> T { choices[Int(generator.next(below: UInt64(choices.count)))] }
+        let indexSets: [[IndexDefinition]] = [
+            [],
+            [try index(1, "[a]")],
+            [try index(1, "[a], [b]"), try index(2, "[b] DESC")],
+            [try index(1, "[a]", unique: true), try index(2, "[c], [a] DESC"), try index(3, "[tags]", multiValued: true)],
+            [try index(1, "[b], [a]"), try index(2, "[a] DESC, [c]"), try index(3, "[c]", multiValued: true)],
+        ]
+        let fields = ["[a]", "[b]", "[c]", "[tags]", "[__rowid__]"]
+        let terms = ["= ?", "!= ?", "< ?", "<= ?", "> ?", ">= ?", "CONTAINS ?", "BETWEEN ? AND ?", "IN (?, ?)",
+                     "IS NULL", "= 'x'", "> 3", "LIKE ?", "= ?"]
+        let orderBys: [String?] = [nil, "[a]", "[a] DESC", "[a], [b]", "[b] DESC, [a]", "[c], [a] DESC", "[c]"]
+        let values: [JSON] = [.string("m"), .string(""), .int(5), .int(-2), .double(2.5), .bool(true), .bool(false),
+                              .null, .array([.int(1)]), .object(["k": .int(1)])]
+        var answered = 0, made = 0, cases = 0
+        for _ in 0 ..< 4_000 {
+            let conjuncts = (0 ... Int(generator.next(below: 3))).map { _ in "\(pick(fields)) \(pick(terms))" }
+            var text = conjuncts.joined(separator: " AND ")
+            if generator.next(below: 12) == 0 { text = "(\(text)) OR [a] = ?" }
+            let query = try template(text)
+            let orderBy = try pick(orderBys).map { try QueryParser.parseSortKeys($0, aliases: [:]) } ?? []
+            let limit: Int? = pick([nil, 20])
+            let indexes = pick(indexSets)
+            guard let prepared = PreparedPlan(template: query, orderBy: orderBy, limit: limit, indexes: indexes) else { continue }
+            made += 1
+            for _ in 0 ..< 5 {
+                cases += 1
+                let args = query.placeholderPositions.map { _ in pick(values) }
+                guard let plan = prepared.plan(binding: args) else {
+                    #expect(args.contains { $0.isNull || $0.arrayValue != nil }, "\(text) with \(args) was not answered")
+                    continue
+                }
+                answered += 1
+                // A run may change the limit (findOne, count): the prepared plan holds for all.
+                for runLimit in [limit, nil, 1] {
+                    let expected = QueryPlanner(indexes: indexes).plan(where: try query.bound(to: args), orderBy: orderBy, limit: runLimit)
+                    #expect(plan == expected, "\(text) orderBy \(orderBy) limit \(String(describing: runLimit)) with \(args)")
+                }
+            }
+        }
+        // The comparison above must have happened often, over many kinds of clause.
+        #expect(made > 400)
+        #expect(answered > cases / 2)
+    }
+
+    @Test func clausesWhosePlanDependsOnValuesAreNotPrepared() throws {
+        let indexes = [try index(1, "[a], [b]"), try index(2, "[tags]", multiValued: true)]
+        for text in ["[a] IN (?, ?)", "[a] > ? AND [a] > ?", "[a] = ? AND [a] = ?", "[a] = ? OR [b] = ?", "NOT [a] = ?",
+                     "[a] = NULL", "[a] = ? AND [b] LIKE ?", "[__rowid__] = ?", "[c] = ?", "[a] = [b]"] {
+            #expect(PreparedPlan(template: try template(text), orderBy: [], limit: nil, indexes: indexes) == nil, "\(text)")
+        }
+        #expect(PreparedPlan(template: nil, orderBy: [], limit: nil, indexes: indexes) == nil)
+        let prepared = try #require(PreparedPlan(template: try template("[a] = ? AND [b] >= ?"), orderBy: [], limit: nil, indexes: indexes))
+        #expect(prepared.plan(binding: [.null, .int(1)]) == nil)
+        #expect(prepared.plan(binding: [.string("x"), .array([])]) == nil)
+        #expect(prepared.plan(binding: [.string("x"), .int(1)]) != nil)
+    }
+
+    @Test func aPreparedQueryPlansAgainWhenItsCollectionsIndexesChange() throws {
+        let temporary = try TemporaryStore()
+        let people = try temporary.store.collection("people")
+        try people.insertBatch(samplePeople(40))
+        let byName = try people.prepare(where: "[last_name] >= ?", orderBy: "[last_name]", limit: 5)
+        #expect(try byName.explain(args: ["L2"]).hasPrefix("full scan"))
+        try people.addIndex("[last_name]")
+        #expect(try byName.explain(args: ["L2"]).hasPrefix("index [last_name]"))
+        #expect(try byName.find(args: ["L2"]) == (try people.find(where: "[last_name] >= ?", args: ["L2"], orderBy: "[last_name]", limit: 5)))
+        // Prepared with the index: a run sees it made multi-valued, then dropped.
+        let byLastName = try people.prepare(where: "[last_name] >= ?")
+        #expect(try byLastName.explain(args: ["L2"]).hasPrefix("index [last_name]: range"))
+        try people.insert(["last_name": ["L2", "L3"]])
+        #expect(try byLastName.explain(args: ["L2"]) == "full scan")   // no range on a multi-valued index
+        #expect(try byLastName.find(args: ["L2"]) == (try people.find(where: "[last_name] >= ?", args: ["L2"])))
+        #expect(try people.dropIndex("[last_name]"))
+        #expect(try byName.explain(args: ["L2"]).hasPrefix("full scan"))
+        #expect(try byName.find(args: ["L2"]) == (try people.find(where: "[last_name] >= ?", args: ["L2"], orderBy: "[last_name]", limit: 5)))
+    }
+}
