@@ -7,12 +7,12 @@ import Larder
 
 /// The persistent definition of a collection.
 struct CollectionDefinition: Equatable, Sendable {
-    /// The layout of the collection's tables this version writes: 4, documents in pages of 128
-    /// rowIDs with a directory of their entries, and index entries in runs (docs/FORMAT.md,
-    /// section 16). Formats 3 (pages without directory) and 2 (pages of 32 rowIDs) are read
-    /// and written as they are. Format 1 (a record per document and per entry, before the
-    /// first release) is not read.
-    static let currentFormat = 4
+    /// The layout of the collection's tables this version writes: 5, documents in pages of 128
+    /// rowIDs with a directory of their entries, and index entries in runs with restart points
+    /// (docs/FORMAT.md, section 16). Formats 4 (runs without restart points), 3 (also pages
+    /// without directory) and 2 (pages of 32 rowIDs) are read and written as they are. Format
+    /// 1 (a record per document and per entry, before the first release) is not read.
+    static let currentFormat = 5
     /// The oldest format this version reads.
     static let oldestReadableFormat = 2
 
@@ -27,6 +27,10 @@ struct CollectionDefinition: Equatable, Sendable {
         default: .indexedDocuments
         }
     }
+
+    /// Whether the index runs it writes have restart points (IndexRun).
+    var indexRunsHaveRestartPoints: Bool { format >= 5 }
+
     var nextRowID: Int64 = 1
     var nextIndexID = 1
     var indexes: [IndexDefinition] = []

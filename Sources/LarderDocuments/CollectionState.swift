@@ -68,7 +68,8 @@ final class CollectionState: DocumentSource {
     /// The table of `index`.
     func table(of index: IndexDefinition) -> IndexTable {
         // The definition rather than its name: the name is only made for an error.
-        IndexTable(backend: backend, name: index.table(in: name), collection: name, definition: index)
+        IndexTable(backend: backend, name: index.table(in: name), collection: name, definition: index,
+                   restartPoints: definition.indexRunsHaveRestartPoints)
     }
 
     /// The number of documents.

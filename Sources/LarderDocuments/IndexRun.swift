@@ -4,19 +4,29 @@
 // and a commit rewrites only the runs its changes fall into.
 //
 //   key:    the run's first entry (encoded key values, then the rowID: see IndexKey)
-//   value:  [0x52 'R'][CRC-32 of key and the bytes after it, 4 bytes little-endian]
+//   value:  [0x53 'S'][CRC-32 of key and the bytes after it, 4 bytes little-endian]
 //           [varint entry count][entry]...                 every entry after the first
+//           [restart offset, 4 bytes little-endian]...     of every 16th entry, from the value's start
+//           [restart count, 4 bytes little-endian]
 //   entry:  [varint bytes shared with the previous entry][varint suffix size][suffix]
 //
-// Runs never overlap: every entry of a run sorts before the next run's key. docs/FORMAT.md
-// (section 16) has the bytes.
+// Every 16th entry (the 16th, 32nd, ... after the key) shares no bytes with the one before it,
+// and the restart offsets say where these lie: a find that starts inside a run looks for its
+// start among them, then steps through at most 16 entries, not half the run. Collections of
+// format 4 and before write runs of format 0x52 'R', the same without restart points (and
+// read both). Runs never overlap: every entry of a run sorts before the next run's key.
+// docs/FORMAT.md (section 16) has the bytes.
 
 import Larder
 
 /// Encodes and decodes runs of index entries.
 enum IndexRun {
-    /// The first byte of a run's value.
+    /// The first byte of a run's value without restart points.
     static let format: UInt8 = 0x52
+    /// The first byte of a run's value with restart points.
+    static let indexedFormat: UInt8 = 0x53
+    /// Every this many entries after the key, an entry is a restart point.
+    static let restartInterval = 16
     /// A run is closed once its entries take this many bytes.
     static let targetSize = 4_096
 
@@ -51,6 +61,11 @@ enum IndexRun {
             if let start { (skipping, matched) = precedes(suffix: key, after: 0, start) }
             if !skipping { guard try body(UnsafeRawBufferPointer(start: entry, count: length)) else { return false } }
             var remaining = max(reader.count, 1) - 1
+            if skipping, let start, let (restart, entries) = try reader.lastRestart(before: start, length: &length) {
+                // Stepping on from the last restart point before `start`: only what lies after it.
+                (_, matched) = precedes(suffix: restart, after: 0, start)
+                remaining -= entries
+            }
             if skipping, let start {
                 while remaining > 0 {
                     remaining -= 1
@@ -105,22 +120,71 @@ enum IndexRun {
         let value: UnsafeRawBufferPointer
         private(set) var count = 0
         private var position: Int
+        /// Where the entries end: the value's end, or where its restart offsets start.
+        private var end: Int
+        /// The number of restart points.
+        private var restarts = 0
 
         init(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(Damage) {
             self.value = value
-            guard value.count >= 6, value[0] == format else { throw Damage(reason: "unknown index run format") }
-            var stored: UInt32 = 0
-            for index in 0 ..< 4 { stored |= UInt32(value[1 + index]) << (8 * UInt32(index)) }
-            guard Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: value[5...])) == stored else {
+            guard value.count >= 6, value[0] == format || value[0] == indexedFormat else {
+                throw Damage(reason: "unknown index run format")
+            }
+            guard Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: value[5...])) == Self.word(at: 1, in: value) else {
                 throw Damage(reason: "index run checksum mismatch")
             }
             position = 5
+            end = value.count
             let entries = try varint()
+            if value[0] == indexedFormat {
+                // The restart count, then one offset per 16 entries after the key.
+                guard end - position >= 4 else { throw Damage(reason: "index run truncated") }
+                restarts = Int(Self.word(at: end - 4, in: value))
+                guard entries >= 1, UInt64(restarts) == (entries - 1) / UInt64(restartInterval),
+                      restarts <= (end - 4 - position) / 4 else { throw Damage(reason: "index run restart count out of range") }
+                end -= 4 + 4 * restarts
+            }
             // Every entry after the first takes at least two bytes.
-            guard entries >= 1, entries - 1 <= UInt64(value.count - position) / 2 else {
+            guard entries >= 1, entries - 1 <= UInt64(end - position) / 2 else {
                 throw Damage(reason: "index run entry count out of range")
             }
             count = Int(entries)
+        }
+
+        /// The 4-byte little-endian integer at `offset` of `value`.
+        private static func word(at offset: Int, in value: UnsafeRawBufferPointer) -> UInt32 {
+            var word: UInt32 = 0
+            for index in 0 ..< 4 { word |= UInt32(value[offset + index]) << (8 * UInt32(index)) }
+            return word
+        }
+
+        /// The entry of the last restart point that sorts before `start`, and how many entries
+        /// after the key it is, with the reader moved past it (`length`: its length); nil when
+        /// none does (or the run has none), the reader unmoved.
+        mutating func lastRestart(before start: [UInt8], length: inout Int) throws(Damage) -> (UnsafeRawBufferPointer, Int)? {
+            // Restart points ascend: find how many sort before `start`.
+            var low = 0, high = restarts
+            while low < high {
+                let middle = (low + high) / 2
+                let entry = try restart(middle).entry
+                if start.withUnsafeBytes({ ByteOrder.compare(entry, $0) }) < 0 { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0 else { return nil }
+            let (entry, after) = try restart(low - 1)
+            position = after
+            length = entry.count
+            return (entry, low * restartInterval)
+        }
+
+        /// Restart point `number`'s entry (which shares nothing with the one before it), and
+        /// where the entry after it starts.
+        private func restart(_ number: Int) throws(Damage) -> (entry: UnsafeRawBufferPointer, after: Int) {
+            var at = Int(Self.word(at: end + 4 * number, in: value))
+            guard at > 5, at < end, let base = value.baseAddress else { throw Damage(reason: "index run restart out of range") }
+            guard case .value(0) = DataBuffer.decodeVarInt(value.assumingMemoryBound(to: UInt8.self), at: &at),
+                  case let .value(size) = DataBuffer.decodeVarInt(value.assumingMemoryBound(to: UInt8.self), at: &at),
+                  at <= end, size <= UInt64(end - at) else { throw Damage(reason: "index run restart out of range") }
+            return (UnsafeRawBufferPointer(start: base + at, count: Int(size)), at + Int(size))
         }
 
         @inline(__always)
@@ -148,7 +212,7 @@ enum IndexRun {
         mutating func nextSuffix(length: inout Int) throws(Damage) -> (shared: Int, suffix: UnsafeRawBufferPointer) {
             let shared = try varint()
             let suffix = try varint()
-            guard shared <= UInt64(length), suffix <= UInt64(value.count - position), let base = value.baseAddress else {
+            guard shared <= UInt64(length), position <= end, suffix <= UInt64(end - position), let base = value.baseAddress else {
                 throw Damage(reason: "index run entry out of range")
             }
             let bytes = UnsafeRawBufferPointer(start: base + position, count: Int(suffix))
@@ -158,7 +222,7 @@ enum IndexRun {
         }
 
         func checkEnd() throws(Damage) {
-            guard position == value.count else { throw Damage(reason: "index run has trailing bytes") }
+            guard position == end else { throw Damage(reason: "index run has trailing bytes") }
         }
     }
 }

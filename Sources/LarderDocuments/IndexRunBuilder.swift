@@ -8,16 +8,23 @@ import Larder
 struct IndexRunBuilder {
     /// A run is closed once its entries take this many bytes.
     let budget: Int
+    /// Whether runs get restart points (format 0x53), or not (0x52, collections of format 4
+    /// and before).
+    let restartPoints: Bool
     /// The runs built so far: each run's key (its first entry) and value.
     private(set) var runs: [(key: [UInt8], value: [UInt8])] = []
     private var key: [UInt8] = []
     private var previous: [UInt8] = []
     private var body: [UInt8] = []
     private var count = 0
+    /// Where in `body` the run's restart points start.
+    private var restarts: [Int] = []
 
-    /// A builder whose runs take about `budget` bytes of entries each (at least one entry).
-    init(budget: Int = IndexRun.targetSize) {
+    /// A builder whose runs take about `budget` bytes of entries each (at least one entry),
+    /// with restart points or not.
+    init(budget: Int = IndexRun.targetSize, restartPoints: Bool = true) {
         self.budget = max(budget, 1)
+        self.restartPoints = restartPoints
         body.reserveCapacity(self.budget + 256)
     }
 
@@ -37,8 +44,12 @@ struct IndexRunBuilder {
         } else {
             let limit = min(previous.count, entry.count)
             var shared = 0
-            previous.withUnsafeBytes { previous in
-                while shared < limit, previous[shared] == entry[shared] { shared += 1 }
+            if restartPoints, count % IndexRun.restartInterval == 0 {
+                restarts.append(body.count)   // shares nothing: read without the entries before it
+            } else {
+                previous.withUnsafeBytes { previous in
+                    while shared < limit, previous[shared] == entry[shared] { shared += 1 }
+                }
             }
             body.appendVarInt(UInt64(shared))
             body.appendVarInt(UInt64(entry.count - shared))
@@ -60,16 +71,27 @@ struct IndexRunBuilder {
     }
 
     private mutating func finishRun() {
-        var value: [UInt8] = [IndexRun.format, 0, 0, 0, 0]
-        value.reserveCapacity(body.count + 16)
+        var value: [UInt8] = [restartPoints ? IndexRun.indexedFormat : IndexRun.format, 0, 0, 0, 0]
+        value.reserveCapacity(body.count + 16 + 4 * restarts.count)
         value.appendVarInt(UInt64(count))
+        let bodyStart = value.count
         value.append(contentsOf: body)
+        if restartPoints {
+            for restart in restarts { Self.appendWord(UInt32(bodyStart + restart), to: &value) }
+            Self.appendWord(UInt32(restarts.count), to: &value)
+        }
         let crc = key.withUnsafeBytes { key in
             value.withUnsafeBytes { Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: $0[5...])) }
         }
         for index in 0 ..< 4 { value[1 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
         runs.append((key, value))
         body.removeAll(keepingCapacity: true)
+        restarts.removeAll(keepingCapacity: true)
         count = 0
+    }
+
+    /// Appends `word`, 4 bytes little-endian.
+    private static func appendWord(_ word: UInt32, to bytes: inout [UInt8]) {
+        for index in 0 ..< 4 { bytes.append(UInt8(truncatingIfNeeded: word >> (8 * UInt32(index)))) }
     }
 }

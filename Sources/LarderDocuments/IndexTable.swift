@@ -13,6 +13,8 @@ struct IndexTable {
     /// The collection and index definition, for errors.
     let collection: String
     let definition: IndexDefinition
+    /// Whether the runs it writes have restart points (collections of format 5 on).
+    let restartPoints: Bool
 
     // MARK: Reading
 
@@ -169,7 +171,7 @@ struct IndexTable {
         let touched = changes.sorted()
         if changes.replacesAll {
             try backend.removeEveryRecord(in: name, into: &batch)
-            var builder = IndexRunBuilder()
+            var builder = IndexRunBuilder(restartPoints: restartPoints)
             for change in touched where change.isAdded { builder.append(change.entry) }
             put(builder.finish(), into: &batch)
             return
@@ -181,7 +183,7 @@ struct IndexTable {
             var end = position + 1
             while end < touched.count, run.next.map({ ByteOrder.less(touched[end].entry, $0) }) ?? true { end += 1 }
             let changes = touched[position ..< end]
-            let runs = try checked { try Self.merge(run, changes) }
+            let runs = try checked { try merge(run, changes) }
             if let key = run.key, runs.first.map({ $0.key != key }) ?? true { batch.removeValue(forKey: key, in: name) }
             put(runs, into: &batch)
             position = end
@@ -195,14 +197,15 @@ struct IndexTable {
     /// The runs of `run`'s entries with `changes` applied (sorted): additions merged in,
     /// removals left out. Entries appended after the run's last fill runs whole; others
     /// spread evenly, leaving room in each run.
-    private static func merge(_ run: StoredRun, _ changes: ArraySlice<(entry: [UInt8], isAdded: Bool)>) throws
+    private func merge(_ run: StoredRun, _ changes: ArraySlice<(entry: [UInt8], isAdded: Bool)>) throws
         -> [(key: [UInt8], value: [UInt8])] {
         // Changes are sorted: they all follow the run's entries when the first does. Only
         // then is the run decoded for its last entry.
         let appendsOnly = try changes.allSatisfy(\.isAdded)
             && (run.lastEntry().map { ByteOrder.less($0, changes[changes.startIndex].entry) } ?? true)
         let size = run.value.count + changes.reduce(0) { $0 + ($1.isAdded ? $1.entry.count + 2 : 0) }
-        var builder = IndexRunBuilder(budget: appendsOnly ? IndexRun.targetSize : IndexRunBuilder.evenBudget(forBytes: size))
+        var builder = IndexRunBuilder(budget: appendsOnly ? IndexRun.targetSize : IndexRunBuilder.evenBudget(forBytes: size),
+                                      restartPoints: restartPoints)
         var next = changes.startIndex
         if let key = run.key {
             _ = try key.withUnsafeBytes { key in

@@ -136,7 +136,7 @@ import Larder
         }
     }
 
-    @Test func theExamplesOfFormatMDAreTheBytesWritten() {
+    @Test func theExamplesOfFormatMDAreTheBytesWritten() throws {
         let document: JSON = ["age": 36]
         let record = DocumentRecord.seal(document, key: DocumentTable.recordKey(7))
         #expect(record == [0x02, 0x72, 0x54, 0x69, 0xBD, 0x07, 0x01, 0x03, 0x61, 0x67, 0x65, 0x03, 0x48])
@@ -147,17 +147,26 @@ import Larder
         IndexKey.appendRowID(7, to: &key)
         #expect(key == [0x30, 0x4C, 0x69, 0x00, 0x01, 0xDF, 0x3F, 0xF7, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
                         0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFC, 0, 0, 0, 0, 0, 0, 0, 7])
-        // Section 16.6: two entries with the value "A" make one run.
-        var builder = IndexRunBuilder()
-        for rowID: Int64 in [1, 2] {
-            var entry = IndexKey.encode("A")
-            IndexKey.appendRowID(rowID, to: &entry)
-            builder.append(entry)
+        // Section 16.6: entries with the value "A" make one run; the 17th is the first restart point.
+        func run(rowIDs: ClosedRange<Int64>, restartPoints: Bool) -> (key: [UInt8], value: [UInt8])? {
+            var builder = IndexRunBuilder(restartPoints: restartPoints)
+            for rowID in rowIDs {
+                var entry = IndexKey.encode("A")
+                IndexKey.appendRowID(rowID, to: &entry)
+                builder.append(entry)
+            }
+            let runs = builder.finish()
+            return runs.count == 1 ? runs[0] : nil
         }
-        let runs = builder.finish()
-        #expect(runs.count == 1)
-        #expect(runs.first?.key == [0x30, 0x41, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 1])
-        #expect(runs.first.map { [$0.value[0]] + Array($0.value[5...]) } == [0x52, 0x02, 0x0B, 0x01, 0x02])
+        let two = run(rowIDs: 1 ... 2, restartPoints: true)
+        #expect(two?.key == [0x30, 0x41, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(two.map { [$0.value[0]] + Array($0.value[5...]) } == [0x53, 0x02, 0x0B, 0x01, 0x02, 0, 0, 0, 0])
+        #expect(run(rowIDs: 1 ... 2, restartPoints: false).map { [$0.value[0]] + Array($0.value[5...]) } == [0x52, 0x02, 0x0B, 0x01, 0x02])
+        let seventeen = try #require(run(rowIDs: 1 ... 17, restartPoints: true)?.value)
+        // 15 entries of 3 bytes after the count, then rowID 17 in full at offset 6 + 45 = 51.
+        #expect(seventeen.count == 6 + 15 * 3 + 14 + 4 + 4)
+        #expect(Array(seventeen[51 ..< 65]) == [0x00, 0x0C, 0x30, 0x41, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 17])
+        #expect(Array(seventeen.suffix(8)) == [51, 0, 0, 0, 1, 0, 0, 0])
     }
 
     @Test func theFirstDocumentOfACollectionIsAloneInPageZero() throws {

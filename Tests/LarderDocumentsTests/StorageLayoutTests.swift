@@ -23,8 +23,9 @@ import Testing
     }
 
     /// The runs of `entries` built whole (each full but the last) or with `budget`.
-    private func runs(_ entries: [[UInt8]], budget: Int = IndexRun.targetSize) -> [(key: [UInt8], value: [UInt8])] {
-        var builder = IndexRunBuilder(budget: budget)
+    private func runs(_ entries: [[UInt8]], budget: Int = IndexRun.targetSize,
+                      restartPoints: Bool = true) -> [(key: [UInt8], value: [UInt8])] {
+        var builder = IndexRunBuilder(budget: budget, restartPoints: restartPoints)
         for entry in entries { builder.append(entry) }
         return builder.finish()
     }
@@ -33,9 +34,14 @@ import Testing
         try run.key.withUnsafeBytes { key in try run.value.withUnsafeBytes { try IndexRun.entries(key: key, value: $0) } }
     }
 
-    @Test func aRunRoundTripsAndSplitsByItsSize() throws {
+    @Test(arguments: [true, false])
+    func aRunRoundTripsAndSplitsByItsSize(restartPoints: Bool) throws {
+        func runs(_ entries: [[UInt8]], budget: Int = IndexRun.targetSize) -> [(key: [UInt8], value: [UInt8])] {
+            self.runs(entries, budget: budget, restartPoints: restartPoints)
+        }
         let entries = (0 ..< 500).map { Array("key \(1_000 + $0)".utf8) + RowIDKey.bytes(UInt64($0)) }
         let one = runs(entries, budget: 1 << 20)
+        #expect(one[0].value[0] == (restartPoints ? IndexRun.indexedFormat : IndexRun.format))
         #expect(one.count == 1 && one[0].key == entries[0])
         #expect(one[0].value.count < entries.reduce(0) { $0 + $1.count } * 3 / 4)   // shared prefixes are not repeated
         #expect(try decode(one[0]) == entries)
@@ -54,9 +60,10 @@ import Testing
         #expect(filled.allSatisfy { run in (try? decode(run).first) == run.key })
     }
 
-    @Test func everyDamagedByteOfARunIsRefused() throws {
+    @Test(arguments: [true, false])
+    func everyDamagedByteOfARunIsRefused(restartPoints: Bool) throws {
         let entries = (0 ..< 20).map { Array("k\($0 % 3)".utf8) + RowIDKey.bytes(UInt64($0)) }.sorted(by: ByteOrder.less)
-        let value = runs(entries)[0].value
+        let value = runs(entries, restartPoints: restartPoints)[0].value
         for position in value.indices {
             var damaged = value
             damaged[position] ^= 0x04
@@ -70,7 +77,45 @@ import Testing
         }
     }
 
-    @Test func aRunReadFromAStartSkipsExactlyTheEntriesBeforeIt() throws {
+    /// A run's restart points, damaged and sealed again with a checksum that matches: a read
+    /// from a start refuses them rather than read from the wrong place.
+    @Test func restartPointsThatDoNotPointAtARestartAreRefused() throws {
+        let entries = (0 ..< 40).map { Array("k\($0)".utf8) + RowIDKey.bytes(UInt64($0)) }.sorted(by: ByteOrder.less)
+        let run = runs(entries)[0]
+        let restarts = Int(run.value[run.value.count - 4])
+        #expect(restarts == 2)
+        func resealed(_ change: (inout [UInt8]) -> Void) -> [UInt8] {
+            var value = run.value
+            change(&value)
+            let crc = run.key.withUnsafeBytes { key in value.withUnsafeBytes { Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: $0[5...])) } }
+            for index in 0 ..< 4 { value[1 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+            return value
+        }
+        let firstOffset = run.value.count - 4 - 4 * restarts
+        let damaged = [
+            resealed { $0[firstOffset] += 3 },                            // inside an entry that shares bytes
+            resealed { $0[firstOffset + 1] = 0xFF },                      // past the entries
+            resealed { $0[firstOffset] = 2 },                             // inside the header
+            resealed { $0[$0.count - 4] = 1 },                            // one restart for 40 entries
+            resealed { $0[$0.count - 1] = 0x7F },                         // more restarts than bytes
+        ]
+        for (number, value) in damaged.enumerated() {
+            #expect(throws: IndexRun.Damage.self, "damage \(number)") {
+                try run.key.withUnsafeBytes { key in
+                    try value.withUnsafeBytes { value in
+                        // Starts whose search reads the first restart point, then the second.
+                        for start in [entries[17], entries[39]] {
+                            try IndexRun.forEachEntry(key: key, value: value, from: start) { _ in true }
+                        }
+                        _ = try IndexRun.entries(key: key, value: value)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aRunReadFromAStartSkipsExactlyTheEntriesBeforeIt(restartPoints: Bool) throws {
         var generator = SplitMix(seed: 11)
         // Short keys over a small alphabet: many shared prefixes, and keys that are prefixes
         // of others.
@@ -80,8 +125,8 @@ import Testing
         for round in 0 ..< 40 {
             let entries = Set((0 ..< Int.random(in: 1 ... 120, using: &generator)).map { _ in randomKey() })
                 .sorted(by: ByteOrder.less)
-            let run = runs(entries, budget: 1 << 20)[0]
-            var starts = (0 ..< 30).map { _ in randomKey() } + entries.prefix(5)
+            let run = runs(entries, budget: 1 << 20, restartPoints: restartPoints)[0]
+            var starts = (0 ..< 30).map { _ in randomKey() } + entries.prefix(5) + entries.suffix(20)
             if let last = entries.last { starts.append(last + [0x00]) }
             for start in starts {
                 var read: [[UInt8]] = []
@@ -280,7 +325,7 @@ import Testing
         try c.insertBatch((0 ..< 300).map { ["n": .int(Int64($0))] })
         // 128 rowIDs a page: rowIDs 1 ... 300 lie in pages 0 ... 2.
         let pages = { try c.withState { try $0.backend.recordCount(in: $0.name) } }
-        #expect(try c.withState { $0.definition.format } == 4)
+        #expect(try c.withState { $0.definition.format } == 5)
         #expect(try pages() == 3)
         #expect(try c.remove(where: "[n] < ?", args: [127]) == 127)   // rowIDs 1 ... 127: page 0
         #expect(try pages() == 2)
@@ -362,12 +407,12 @@ extension StorageLayoutTests {
         #expect(try old.insert(["n": 301]) == 301)
         try old.addIndex("[n]")
         #expect(try pageFormats(old) == [RecordPage.format, RecordPage.format, RecordPage.format])
-        let found = try old.find(where: "[n] >= ?", args: [300], orderBy: "[n]"); print("DBGFOUND", found)
+        let found = try old.find(where: "[n] >= ?", args: [300], orderBy: "[n]")
         #expect(found.map { $0["__rowid__"] } == [300, 301, 200])
-        // A new collection in the same store takes format 4: pages with a directory.
+        // A new collection in the same store takes format 5: pages with a directory.
         let new = try temporary.store.collection("new")
         try new.insertBatch((1 ... 200).map { ["n": .int(Int64($0))] })
-        #expect(try new.withState { $0.definition.format } == 4)
+        #expect(try new.withState { $0.definition.format } == 5)
         #expect(try pageFormats(new) == [RecordPage.indexedFormat, RecordPage.indexedFormat])
         #expect(try new.findOne(where: "[__rowid__] = ?", args: [130]) == ["n": 130, "__rowid__": 130])
         let reopened = try temporary.reopen().collection("old")
