@@ -16,6 +16,18 @@ import Testing
         .string(String(format: "%05d", number) + String(repeating: "x", count: 300))
     }
 
+    /// The format byte of every run of the collection's first index.
+    private func runFormats(_ collection: DocumentCollection) throws -> Set<UInt8> {
+        try collection.withState { state in
+            var formats: Set<UInt8> = []
+            try state.backend.forEachRecord(in: state.definition.indexes[0].table(in: state.name)) { _, value in
+                formats.insert(value[0])
+                return true
+            }
+            return formats
+        }
+    }
+
     private func runCount(_ collection: DocumentCollection, index position: Int = 0) throws -> Int {
         try collection.withState { state in
             try state.backend.recordCount(in: state.definition.indexes[position].table(in: state.name))
@@ -407,6 +419,8 @@ extension StorageLayoutTests {
         #expect(try old.insert(["n": 301]) == 301)
         try old.addIndex("[n]")
         #expect(try pageFormats(old) == [RecordPage.format, RecordPage.format, RecordPage.format])
+        // Its index runs are those of format 3 too: without restart points.
+        #expect(try runFormats(old) == [IndexRun.format])
         let found = try old.find(where: "[n] >= ?", args: [300], orderBy: "[n]")
         #expect(found.map { $0["__rowid__"] } == [300, 301, 200])
         // A new collection in the same store takes format 5: pages with a directory.
@@ -414,6 +428,9 @@ extension StorageLayoutTests {
         try new.insertBatch((1 ... 200).map { ["n": .int(Int64($0))] })
         #expect(try new.withState { $0.definition.format } == 5)
         #expect(try pageFormats(new) == [RecordPage.indexedFormat, RecordPage.indexedFormat])
+        try new.addIndex("[n]")
+        #expect(try runFormats(new) == [IndexRun.indexedFormat])
+        #expect(try new.find(where: "[n] >= ?", args: [190], orderBy: "[n]", limit: 3).map { $0["n"] } == [190, 191, 192])
         #expect(try new.findOne(where: "[__rowid__] = ?", args: [130]) == ["n": 130, "__rowid__": 130])
         let reopened = try temporary.reopen().collection("old")
         #expect(try reopened.withState { $0.definition.format } == 3)
