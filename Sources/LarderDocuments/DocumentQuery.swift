@@ -1,6 +1,7 @@
 // DocumentQuery: a find or count prepared once and run many times with different arguments,
-// as SQLite's prepared statements: the texts are tokenized and parsed when it is made, each
-// run binds its arguments, plans with the collection's current indexes and executes.
+// as SQLite's prepared statements: the texts are tokenized and parsed when it is made, and
+// planned too when the plan cannot depend on the arguments (PreparedPlan); each run binds its
+// arguments, plans with the collection's current indexes if it must, and executes.
 
 /// A query of one collection, parsed once; made by
 /// ``DocumentCollection/prepare(where:orderBy:limit:offset:)``. Runs go through the

@@ -11,7 +11,7 @@ extension PageLayout {
     /// Collections of format 3: 128 rowIDs per page. A big find reads every page once, and
     /// each page costs a Tokyo Cabinet call besides its bytes.
     static let documents = PageLayout(slotBits: 7)
-    /// Collections of format 4: pages of 128 rowIDs with a directory, so that the 20 rows of
+    /// Collections of format 4 and 5: pages of 128 rowIDs with a directory, so that the 20 rows of
     /// an ordered find with a limit, each in another page, are read without walking pages.
     static let indexedDocuments = PageLayout(slotBits: 7, hasDirectory: true)
 }
