@@ -35,12 +35,11 @@ struct ParsedQuery: Sendable {
         return query
     }
 
-    /// This query as `state`'s aliases read it now: itself, or its texts parsed again (and
-    /// prepared again, if it was) when the aliases changed since.
+    /// This query as `state`'s aliases read it now: itself, or its texts parsed again when
+    /// the aliases changed since (without a prepared plan: each run of it plans).
     func current(in state: CollectionState) throws -> ParsedQuery {
         guard aliases != state.definition.aliases else { return self }
-        let parsed = try ParsedQuery(state: state, where: template?.text, orderBy: orderByText, limit: limit, offset: offset)
-        return preparedPlan == nil ? parsed : parsed.prepared(in: state)
+        return try ParsedQuery(state: state, where: template?.text, orderBy: orderByText, limit: limit, offset: offset)
     }
 
     /// The plan for a run with `arguments`, when the plan prepared still holds for them among

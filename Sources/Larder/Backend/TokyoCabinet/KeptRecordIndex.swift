@@ -12,7 +12,8 @@ import CPrefetch
 final class KeptRecordIndex {
     /// The longest key kept.
     static let maximumKeySize = 16
-    /// Walks of more records are not indexed (the index takes 64 bytes a record).
+    /// Walks of more records are not indexed (the index takes 64 to 128 bytes a record: 32
+    /// MB at most).
     static let maximumRecords = 1 << 18
 
     /// One record, or an empty slot (`valueCount` < 0).
