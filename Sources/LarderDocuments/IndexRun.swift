@@ -153,9 +153,7 @@ enum IndexRun {
 
         /// The 4-byte little-endian integer at `offset` of `value`.
         private static func word(at offset: Int, in value: UnsafeRawBufferPointer) -> UInt32 {
-            var word: UInt32 = 0
-            for index in 0 ..< 4 { word |= UInt32(value[offset + index]) << (8 * UInt32(index)) }
-            return word
+            UInt32(littleEndian: value.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
         }
 
         /// The entry of the last restart point that sorts before `start`, and how many entries

@@ -77,21 +77,19 @@ struct IndexRunBuilder {
         let bodyStart = value.count
         value.append(contentsOf: body)
         if restartPoints {
-            for restart in restarts { Self.appendWord(UInt32(bodyStart + restart), to: &value) }
-            Self.appendWord(UInt32(restarts.count), to: &value)
+            for restart in restarts {
+                withUnsafeBytes(of: UInt32(bodyStart + restart).littleEndian) { value.append(contentsOf: $0) }
+            }
+            withUnsafeBytes(of: UInt32(restarts.count).littleEndian) { value.append(contentsOf: $0) }
         }
         let crc = key.withUnsafeBytes { key in
             value.withUnsafeBytes { Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: $0[5...])) }
         }
-        for index in 0 ..< 4 { value[1 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+        withUnsafeBytes(of: crc.littleEndian) { value.replaceSubrange(1 ..< 5, with: $0) }
         runs.append((key, value))
         body.removeAll(keepingCapacity: true)
         restarts.removeAll(keepingCapacity: true)
         count = 0
     }
 
-    /// Appends `word`, 4 bytes little-endian.
-    private static func appendWord(_ word: UInt32, to bytes: inout [UInt8]) {
-        for index in 0 ..< 4 { bytes.append(UInt8(truncatingIfNeeded: word >> (8 * UInt32(index)))) }
-    }
 }
