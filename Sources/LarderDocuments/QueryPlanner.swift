@@ -154,18 +154,18 @@ struct QueryPlanner {
         // A descending key's bytes are complemented: the lower value bounds the end.
         let (low, high) = rangeKey.descending ? (upper, lower) : (lower, upper)
         // A one-sided range stops short of nulls, which no ordering comparison matches.
-        let null = prefix + IndexKey.encode(.null, descending: rangeKey.descending)
+        func null() -> [UInt8] { prefix + IndexKey.encode(.null, descending: rangeKey.descending) }
         if let low {
             let bound = prefix + IndexKey.encode(low.value, descending: rangeKey.descending)
             start = low.inclusive ? bound : bound + IndexKey.prefixEnd
         } else if !rangeKey.descending {
-            start = null + IndexKey.prefixEnd
+            start = null() + IndexKey.prefixEnd
         }
         if let high {
             let bound = prefix + IndexKey.encode(high.value, descending: rangeKey.descending)
             end = high.inclusive ? bound + IndexKey.prefixEnd : bound
         } else if rangeKey.descending {
-            end = null
+            end = null()
         }
         return KeyRange(start: start, end: end)
     }
