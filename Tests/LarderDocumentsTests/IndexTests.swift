@@ -22,6 +22,13 @@ import Testing
         #expect(try c.explain(where: "[tags] CONTAINS 'red'") == #"index [tags]: [tags] = "red" (1 range, exact)"#)
         #expect(try c.explain(where: "[age] > 30 AND [age] <= 40") == "index [age] DESC: range [age] > 30 AND [age] <= 40 (1 range, exact)")
         #expect(try c.explain(where: "[age] > 30", orderBy: "[age]") == "index [age] DESC: range [age] > 30 (1 range, backwards, exact); order from the index")
+        // A value on the left: the comparison is read from the field's side, planned or prepared.
+        #expect(try c.explain(where: "30 < [age] AND ? >= [age]", args: [40])
+            == "index [age] DESC: range [age] > 30 AND [age] <= 40 (1 range, exact)")
+        #expect(try c.prepare(where: "30 < [age] AND ? >= [age]").explain(args: [40])
+            == "index [age] DESC: range [age] > 30 AND [age] <= 40 (1 range, exact)")
+        #expect(try c.prepare(where: "30 < [age] AND ? >= [age]").find(args: [40])
+            == (try c.find(where: "[age] > 30 AND [age] <= 40")))
         #expect(try c.explain(orderBy: "[last_name], [first_name]", limit: 20) == "index [last_name], [first_name]: every entry (1 range, exact); order from the index")
         #expect(try c.explain(orderBy: "[last_name], [first_name]") == "full scan; then sort")
         #expect(try c.explain(where: "[address.city] = 'C1'", orderBy: "[age] DESC")
