@@ -114,20 +114,8 @@ struct PreparedPlan: Sendable {
             return true
         }
         for conjunct in conjuncts {
-            let added: Bool
-            switch conjunct {
-            case let .comparison(.field(path), comparison, operand):
-                added = add(path, comparison, operand)
-            case let .comparison(operand, comparison, .field(path)):
-                added = add(path, comparison.flipped, operand)
-            case let .contains(.field(path), operand, negated: false):
-                added = add(path, .equal, operand)
-            case let .between(.field(path), low, high, negated: false):
-                added = add(path, .greaterOrEqual, low) && add(path, .lessOrEqual, high)
-            default:
-                added = false
-            }
-            guard added else { return nil }
+            guard let fieldTerms = QueryPlanner.fieldTerms(of: conjunct),
+                  fieldTerms.allSatisfy({ add($0.path, $0.comparison, $0.operand) }) else { return nil }
         }
         return terms
     }

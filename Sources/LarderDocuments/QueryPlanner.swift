@@ -217,32 +217,63 @@ struct QueryPlanner {
         return values.filter { seen.insert(IndexKey.encode($0)).inserted }
     }
 
+    /// One field compared with an operand, the field on the left.
+    struct FieldTerm {
+        var path: FieldPath
+        var comparison: ComparisonOperator
+        var operand: QueryOperand
+        /// An equality that came from CONTAINS.
+        var fromContains = false
+    }
+
+    /// A conjunct as comparisons of a field with an operand: a comparison (its operator
+    /// flipped when the field is on the right), CONTAINS as an equality, BETWEEN as `>=` and
+    /// `<=`; nil for any other conjunct. (The planner and PreparedPlan read conjuncts alike.)
+    static func fieldTerms(of conjunct: QueryExpression) -> [FieldTerm]? {
+        switch conjunct {
+        case let .comparison(.field(path), comparison, operand):
+            return [FieldTerm(path: path, comparison: comparison, operand: operand)]
+        case let .comparison(operand, comparison, .field(path)):
+            return [FieldTerm(path: path, comparison: comparison.flipped, operand: operand)]
+        case let .contains(.field(path), operand, negated: false):
+            return [FieldTerm(path: path, comparison: .equal, operand: operand, fromContains: true)]
+        case let .between(.field(path), low, high, negated: false):
+            return [FieldTerm(path: path, comparison: .greaterOrEqual, operand: low),
+                    FieldTerm(path: path, comparison: .lessOrEqual, operand: high)]
+        default:
+            return nil
+        }
+    }
+
     /// What the top-level AND says about single fields compared with values.
     private static func constraints(of conjuncts: [QueryExpression]) -> [FieldPath: Constraint] {
         var result: [FieldPath: Constraint] = [:]
         for conjunct in conjuncts {
-            switch conjunct {
-            case let .comparison(.field(path), comparison, .value(value)):
-                add(path, comparison, value, to: &result)
-            case let .comparison(.value(value), comparison, .field(path)):
-                add(path, comparison.flipped, value, to: &result)
-            case let .inList(.field(path), list, negated: false):
+            if case let .inList(.field(path), list, negated: false) = conjunct {
                 let values = list.compactMap { operand -> JSON? in
                     if case let .value(value) = operand { return value }
                     return nil
                 }
                 if values.count == list.count, result[path]?.equalValues == nil { constraint(of: path, in: &result).equalValues = values }
-            case let .contains(.field(path), .value(value), negated: false):
-                if result[path]?.equalValues == nil {
-                    let constraint = constraint(of: path, in: &result)
-                    constraint.equalValues = [value]
-                    constraint.fromContains = true
+                continue
+            }
+            // Only terms of values (a field compared with a field says nothing to an index).
+            guard let terms = fieldTerms(of: conjunct) else { continue }
+            let values = terms.compactMap { term -> JSON? in
+                if case let .value(value) = term.operand { return value }
+                return nil
+            }
+            guard values.count == terms.count else { continue }
+            for (term, value) in zip(terms, values) {
+                if term.fromContains {
+                    if result[term.path]?.equalValues == nil {
+                        let constraint = constraint(of: term.path, in: &result)
+                        constraint.equalValues = [value]
+                        constraint.fromContains = true
+                    }
+                } else {
+                    add(term.path, term.comparison, value, to: &result)
                 }
-            case let .between(.field(path), .value(low), .value(high), negated: false):
-                add(path, .greaterOrEqual, low, to: &result)
-                add(path, .lessOrEqual, high, to: &result)
-            default:
-                break
             }
         }
         return result
