@@ -17,13 +17,22 @@ final class CollectionState: DocumentSource {
     var cache: DocumentCache
     /// The documents' pages.
     var documents: DocumentTable
+    /// The store's cipher, in an encrypted store.
+    let cipher: DocumentCipher?
+    /// Index id -> the directory of its sealed runs, in an encrypted store: read once, then
+    /// kept up to date by commits.
+    private var runDirectories: [Int: RunDirectory] = [:]
+    /// Set when the store replaced this state (a rekey): an operation that took it before
+    /// takes the new one.
+    var isRetired = false
 
-    init(name: String, backend: SharedBackend, definition: CollectionDefinition, cacheSize: Int) {
+    init(name: String, backend: SharedBackend, definition: CollectionDefinition, cacheSize: Int, cipher: DocumentCipher?) {
         self.name = name
         self.backend = backend
         self.definition = definition
+        self.cipher = cipher
         self.cache = DocumentCache(capacity: cacheSize)
-        self.documents = DocumentTable(backend: backend, name: name, layout: definition.pageLayout)
+        self.documents = DocumentTable(backend: backend, name: name, layout: definition.pageLayout, cipher: cipher)
     }
 
     var defaults: JSON { definition.defaults }
@@ -65,8 +74,19 @@ final class CollectionState: DocumentSource {
         parseCacheAliases = definition.aliases
     }
 
-    /// The table of `index`.
-    func table(of index: IndexDefinition) -> IndexTable {
+    /// The table of `index` (in an encrypted store, with the directory of its runs, read on
+    /// first use).
+    func table(of index: IndexDefinition) throws -> IndexTable {
+        var table = plaintextTable(of: index)
+        if let cipher {
+            if runDirectories[index.id] == nil { runDirectories[index.id] = try table.readDirectory(with: cipher) }
+            table.sealedRuns = SealedRuns(cipher: cipher, directory: runDirectories[index.id] ?? RunDirectory())
+        }
+        return table
+    }
+
+    /// The table of `index` without its sealed runs (a plaintext store's table).
+    func plaintextTable(of index: IndexDefinition) -> IndexTable {
         // The definition rather than its name: the name is only made for an error.
         IndexTable(backend: backend, name: index.table(in: name), collection: name, definition: index,
                    restartPoints: definition.indexRunsHaveRestartPoints)
@@ -109,8 +129,9 @@ final class CollectionState: DocumentSource {
         let pageBound = Int(documents.layout.number(of: UInt64(max(definition.nextRowID, 1)))) + 1
         let batches = try documents.records(of: wanted, pageBound: pageBound)
         let name = name
+        let cipher = cipher
         var found = try RecordBatch.decode(batches, shapes: documents.shapes) { record, rowID, shapes in
-            try DocumentTable.open(record, rowID: rowID, collection: name, shapes: shapes)
+            try DocumentTable.open(record, rowID: rowID, collection: name, cipher: cipher, shapes: shapes)
         }
         // Caching every document in turn would leave the last ones: cache only those.
         for position in max(0, found.count - cache.capacity) ..< found.count {
@@ -195,13 +216,19 @@ final class CollectionState: DocumentSource {
     /// Applies the staged write atomically, then adopts its definition and updates the cache.
     func commit(_ write: PendingWrite) throws {
         var batch = WriteBatch()
+        // The run directories the write leaves (encrypted stores), adopted once it is applied.
+        var directories: [Int: RunDirectory?] = [:]
         // A dropped index loses every run (read by key only: damaged runs go too).
         for index in definition.indexes where !write.definition.indexes.contains(where: { $0.id == index.id }) {
-            try table(of: index).write(IndexChanges(replacesAll: true), into: &batch)
+            var table = try table(of: index)
+            try table.write(IndexChanges(replacesAll: true), into: &batch)
+            directories[index.id] = .some(nil)
         }
         for index in write.definition.indexes {
             guard let changes = write.indexChanges[index.id] else { continue }
-            try table(of: index).write(changes, into: &batch)
+            var table = try table(of: index)
+            try table.write(changes, into: &batch)
+            directories[index.id] = table.sealedRuns?.directory
         }
         var gained: Int?
         if !write.records.isEmpty {
@@ -209,15 +236,18 @@ final class CollectionState: DocumentSource {
         }
         if write.definition != definition {
             let key = CollectionDefinition.metadataKey(for: name)
-            batch.put(DocumentRecord.seal(write.definition.json, key: key), forKey: key, in: DocumentStore.metadataTable)
+            batch.put(try DocumentRecord.seal(write.definition.json, key: key, cipher: cipher, scope: DocumentStore.metadataTable),
+                      forKey: key, in: DocumentStore.metadataTable)
         }
         do {
             try backend.apply(batch)
         } catch {
             documents.didWrite(gained: nil)
+            runDirectories.removeAll()
             throw error
         }
         documents.didWrite(gained: gained)
+        for (id, directory) in directories { runDirectories[id] = directory }
         definition = write.definition
         for (rowID, document) in write.documents {
             if var document, cache.contains(rowID) {
@@ -234,7 +264,10 @@ final class CollectionState: DocumentSource {
     func drop() throws {
         var batch = WriteBatch()
         try backend.removeEveryRecord(in: name, into: &batch)
-        for index in definition.indexes { try table(of: index).write(IndexChanges(replacesAll: true), into: &batch) }
+        for index in definition.indexes {
+            var table = try table(of: index)
+            try table.write(IndexChanges(replacesAll: true), into: &batch)
+        }
         batch.removeValue(forKey: CollectionDefinition.metadataKey(for: name), in: DocumentStore.metadataTable)
         documents.didWrite(gained: nil)
         try backend.apply(batch)
@@ -318,7 +351,7 @@ final class CollectionState: DocumentSource {
             }
         }
         if let new {
-            let sealed = DocumentRecord.seal(new, key: DocumentTable.recordKey(rowID), isDocument: true)
+            let sealed = try DocumentRecord.seal(new, key: DocumentTable.recordKey(rowID), isDocument: true, cipher: cipher, scope: name)
             sealed.withUnsafeBytes { write.records.add(envelope: $0, rowID: UInt64(rowID)) }
         } else {
             write.records.delete(rowID: UInt64(rowID))

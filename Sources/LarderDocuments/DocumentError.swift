@@ -39,6 +39,9 @@ public enum DocumentError: Error, Equatable, Sendable {
     case unsupportedFormat(collection: String, format: Int)
     /// The stored definition of a collection (or the store's metadata) is damaged.
     case corruptMetadata(key: String, reason: String)
+    /// The store holds plaintext data and was opened with an encryption key: open it without
+    /// one and call ``DocumentStore/rekey(to:iterations:)`` to encrypt it.
+    case storeNotEncrypted
 }
 
 extension DocumentError: CustomStringConvertible {
@@ -62,6 +65,7 @@ extension DocumentError: CustomStringConvertible {
         case let .unsupportedFormat(collection, format):
             return "collection \(collection) is in document format \(format); this version reads format \(CollectionDefinition.currentFormat)"
         case let .corruptMetadata(key, reason): return "document metadata '\(key)' is damaged: \(reason)"
+        case .storeNotEncrypted: return "the store is not encrypted: open it without a key, then rekey it to encrypt it"
         }
     }
 }

@@ -27,9 +27,13 @@ public final class DocumentStore: @unchecked Sendable {
     /// print(store.path)   // /tmp/people.larder
     /// ```
     public let path: String
-    private let lock = NSLock()
-    private let backend: SharedBackend
-    private var states: [String: CollectionState] = [:]
+    let lock = NSLock()
+    let backend: SharedBackend
+    var states: [String: CollectionState] = [:]
+    /// The store's cipher, when it is encrypted (DocumentStore+Encryption.swift).
+    var cipher: DocumentCipher?
+    /// PBKDF2 iterations for a new key, from the configuration.
+    var keyDerivationIterations = Store.Configuration().keyDerivationIterations
     private var queues: [String: DispatchQueue] = [:]
     private var isClosed = false
 
@@ -41,12 +45,20 @@ public final class DocumentStore: @unchecked Sendable {
     /// Opens (or creates) the document store at `path`. Throws `StoreError.locked` when
     /// another process has it open.
     ///
+    /// With `configuration.encryptionKey`, every document, index entry and metadata value is
+    /// encrypted (AES-256-GCM); a new store is encrypted from its first record. An encrypted
+    /// store opened without its key throws `StoreError.encryptionKeyRequired`, with another
+    /// key `StoreError.wrongEncryptionKey`; a plaintext store holding data opened with a key
+    /// throws ``DocumentError/storeNotEncrypted`` (encrypt it with ``rekey(to:iterations:)``).
+    ///
     /// ```swift
     /// let store = try DocumentStore(path: "/tmp/people.larder", configuration: .init(durability: .full))
+    /// let secret = try DocumentStore(path: "/tmp/vault.larder", configuration: .init(encryptionKey: "passphrase"))
     /// ```
     public init(path: String, configuration: Store.Configuration = .init()) throws {
         self.path = path
         backend = SharedBackend(try TokyoCabinetBackend(path: path, configuration: configuration))
+        try openEncryption(configuration)
     }
 
     deinit {
@@ -82,7 +94,7 @@ public final class DocumentStore: @unchecked Sendable {
             let storedKey = try Self.metadataKey(key)
             try backend.readValue(forKey: storedKey, in: Self.metadataTable) { bytes in
                 guard let bytes else { return }
-                value = try Self.decodeMetadata(bytes, key: storedKey)
+                value = try Self.decodeMetadata(bytes, key: storedKey, cipher: cipher)
             }
             return value
         }
@@ -98,7 +110,8 @@ public final class DocumentStore: @unchecked Sendable {
             var batch = WriteBatch()
             if let value {
                 let storedKey = try Self.metadataKey(key)
-                batch.put(DocumentRecord.seal(value, key: storedKey), forKey: storedKey, in: Self.metadataTable)
+                batch.put(try DocumentRecord.seal(value, key: storedKey, cipher: cipher, scope: Self.metadataTable),
+                          forKey: storedKey, in: Self.metadataTable)
             } else {
                 batch.removeValue(forKey: try Self.metadataKey(key), in: Self.metadataTable)
             }
@@ -126,6 +139,7 @@ public final class DocumentStore: @unchecked Sendable {
             defer { state.lock.unlock() }
             try state.drop()
             states[name] = nil
+            state.isRetired = true
             return true
         }
     }
@@ -148,13 +162,17 @@ public final class DocumentStore: @unchecked Sendable {
 
     /// Runs `body` with the collection's state, under the collection's lock.
     func withCollection<Result>(_ name: String, _ body: (CollectionState) throws -> Result) throws -> Result {
-        let state: CollectionState = try withLock { try self.state(of: name) }
-        state.lock.lock()
-        defer { state.lock.unlock() }
-        return try body(state)
+        while true {
+            let state: CollectionState = try withLock { try self.state(of: name) }
+            state.lock.lock()
+            defer { state.lock.unlock() }
+            // A rekey replaced the state between the two locks: take the new one.
+            if state.isRetired { continue }
+            return try body(state)
+        }
     }
 
-    private func withLock<Result>(_ body: () throws -> Result) throws -> Result {
+    func withLock<Result>(_ body: () throws -> Result) throws -> Result {
         lock.lock()
         defer { lock.unlock() }
         guard !isClosed else { throw StoreError.closed }
@@ -162,13 +180,13 @@ public final class DocumentStore: @unchecked Sendable {
     }
 
     /// The loaded state of `name` (called under the lock), reading or creating its definition.
-    private func state(of name: String) throws -> CollectionState {
+    func state(of name: String) throws -> CollectionState {
         if let state = states[name] { return state }
         let key = CollectionDefinition.metadataKey(for: name)
         var definition: CollectionDefinition?
         try backend.readValue(forKey: key, in: Self.metadataTable) { bytes in
             guard let bytes else { return }
-            let json = try Self.decodeMetadata(bytes, key: key)
+            let json = try Self.decodeMetadata(bytes, key: key, cipher: cipher)
             guard let stored = CollectionDefinition(json: json) else {
                 throw DocumentError.corruptMetadata(key: "collection.\(name)", reason: "not a collection definition")
             }
@@ -183,11 +201,12 @@ public final class DocumentStore: @unchecked Sendable {
         }
         if definition == nil && !backend.isReadOnly {
             var batch = WriteBatch()
-            batch.put(DocumentRecord.seal(CollectionDefinition().json, key: key), forKey: key, in: Self.metadataTable)
+            batch.put(try DocumentRecord.seal(CollectionDefinition().json, key: key, cipher: cipher, scope: Self.metadataTable),
+                      forKey: key, in: Self.metadataTable)
             try backend.apply(batch)
         }
         let state = CollectionState(name: name, backend: backend, definition: definition ?? CollectionDefinition(),
-                                    cacheSize: Self.defaultCacheSize)
+                                    cacheSize: Self.defaultCacheSize, cipher: cipher)
         states[name] = state
         return state
     }
@@ -197,9 +216,9 @@ public final class DocumentStore: @unchecked Sendable {
         return Array("meta.\(key)".utf8)
     }
 
-    private static func decodeMetadata(_ bytes: UnsafeRawBufferPointer, key: [UInt8]) throws -> JSON {
+    private static func decodeMetadata(_ bytes: UnsafeRawBufferPointer, key: [UInt8], cipher: DocumentCipher?) throws -> JSON {
         do {
-            return try key.withUnsafeBytes { try DocumentRecord.open(bytes, key: $0) }
+            return try key.withUnsafeBytes { try DocumentRecord.open(bytes, key: $0, cipher: cipher, scope: metadataTable) }
         } catch let failure as JSONBinary.DecodingFailure {
             throw DocumentError.corruptMetadata(key: String(decoding: key, as: UTF8.self), reason: failure.reason)
         }

@@ -26,16 +26,19 @@ struct DocumentTable {
     let name: String
     /// How its rowIDs are grouped into pages.
     let layout: PageLayout
+    /// The store's cipher, in an encrypted store.
+    let cipher: DocumentCipher?
     private var cache = PageCache()
     /// The key sets of the documents read through this table (on the collection's thread).
     let shapes = ObjectShapes()
     /// The number of documents, counted on first use and kept up to date by commits.
     private var documentCount: Int?
 
-    init(backend: SharedBackend, name: String, layout: PageLayout) {
+    init(backend: SharedBackend, name: String, layout: PageLayout, cipher: DocumentCipher?) {
         self.backend = backend
         self.name = name
         self.layout = layout
+        self.cipher = cipher
     }
 
     /// The key a document's record is checksummed with: its 8-byte big-endian rowID.
@@ -98,15 +101,19 @@ struct DocumentTable {
 
     /// The document in a stored record of `rowID`, with its `"__rowid__"`.
     func open(_ record: UnsafeRawBufferPointer, rowID: Int64) throws -> JSON {
-        try Self.open(record, rowID: rowID, collection: name, shapes: shapes)
+        try Self.open(record, rowID: rowID, collection: name, cipher: cipher, shapes: shapes)
     }
 
-    /// The document in a stored record of `rowID` of `collection`, with its `"__rowid__"`;
-    /// `shapes` are the key sets this thread has decoded before.
-    static func open(_ record: UnsafeRawBufferPointer, rowID: Int64, collection: String, shapes: ObjectShapes? = nil) throws -> JSON {
+    /// The document in a stored record of `rowID` of `collection` (sealed with `cipher` in
+    /// an encrypted store), with its `"__rowid__"`; `shapes` are the key sets this thread has
+    /// decoded before.
+    static func open(_ record: UnsafeRawBufferPointer, rowID: Int64, collection: String, cipher: DocumentCipher?,
+                     shapes: ObjectShapes? = nil) throws -> JSON {
         do {
             var key = (UInt64(bitPattern: rowID)).bigEndian
-            return try withUnsafeBytes(of: &key) { try DocumentRecord.open(record, key: $0, addingRowID: rowID, shapes: shapes) }
+            return try withUnsafeBytes(of: &key) {
+                try DocumentRecord.open(record, key: $0, addingRowID: rowID, shapes: shapes, cipher: cipher, scope: collection)
+            }
         } catch let failure as JSONBinary.DecodingFailure {
             throw DocumentError.corruptDocument(collection: collection, rowID: rowID, reason: failure.reason)
         }

@@ -1,7 +1,8 @@
 // IndexTable: one index's B+tree table of runs (IndexRun). Reads ranges of entries a run at a
 // time, counts them without decoding the runs that lie wholly inside a range, and applies a
 // write's changes by rewriting only the runs they fall into: one cursor scan and one put per
-// run touched, into the write's batch.
+// run touched, into the write's batch. In an encrypted store the runs are sealed and found
+// through a directory (IndexTable+SealedRuns.swift).
 
 import Larder
 
@@ -15,6 +16,8 @@ struct IndexTable {
     let definition: IndexDefinition
     /// Whether the runs it writes have restart points (collections of format 5 on).
     let restartPoints: Bool
+    /// In an encrypted store, the cipher and directory of the sealed runs.
+    var sealedRuns: SealedRuns?
 
     // MARK: Reading
 
@@ -41,7 +44,7 @@ struct IndexTable {
 
     private func forEachEntryBackwards(from start: [UInt8]?, through end: [UInt8]?,
                                        _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
-        try backend.forEachRecord(in: name, from: nil, through: end, reverse: true) { key, value in
+        try forEachRunBackwards(through: end) { key, value in
             let entries = try checked { try IndexRun.entries(key: key, value: value) }
             for entry in entries.reversed() {
                 let goesOn: Bool = try entry.withUnsafeBytes { entry in
@@ -106,8 +109,16 @@ struct IndexTable {
     /// from the one holding `start` (the last that begins at or before it) on.
     private func forEachRun(from start: [UInt8]?, through end: [UInt8]?,
                             _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        if let sealedRuns { return try forEachSealedRun(sealedRuns, from: start, through: end, reverse: false, body) }
         guard let start else { return try backend.forEachRecord(in: name, from: nil, through: end, reverse: false, body) }
         try backend.forEachRecord(in: name, holding: start, through: end, body)
+    }
+
+    /// Calls `body` with the runs that start at or before `end` (nil: all), last first.
+    private func forEachRunBackwards(through end: [UInt8]?,
+                                     _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        if let sealedRuns { return try forEachSealedRun(sealedRuns, from: nil, through: end, reverse: true, body) }
+        try backend.forEachRecord(in: name, from: nil, through: end, reverse: true, body)
     }
 
     /// A stored run as read for a merge: its key and value (none for the changes before the
@@ -156,24 +167,33 @@ struct IndexTable {
 
     /// Runs `body`, reporting a damaged run as `DocumentError.corruptIndex`.
     @discardableResult
-    private func checked<Result>(_ body: () throws -> Result) throws -> Result {
+    func checked<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try body()
         } catch let damage as IndexRun.Damage {
-            throw DocumentError.corruptIndex(collection: collection, index: definition.name, reason: damage.reason)
+            throw corrupt(damage.reason)
         }
+    }
+
+    /// The error for damage to this index's records.
+    func corrupt(_ reason: String) -> DocumentError {
+        DocumentError.corruptIndex(collection: collection, index: definition.name, reason: reason)
     }
 
     // MARK: Writing
 
-    /// Adds to `batch` the puts and deletes of runs that apply `changes`.
-    func write(_ changes: IndexChanges, into batch: inout WriteBatch) throws {
+    /// Adds to `batch` the puts and deletes of runs that apply `changes` (in an encrypted
+    /// store, updating ``sealedRuns``' directory).
+    mutating func write(_ changes: IndexChanges, into batch: inout WriteBatch) throws {
+        if var sealedRuns {
+            try write(changes, sealed: &sealedRuns, into: &batch)
+            self.sealedRuns = sealedRuns
+            return
+        }
         let touched = changes.sorted()
         if changes.replacesAll {
             try backend.removeEveryRecord(in: name, into: &batch)
-            var builder = IndexRunBuilder(restartPoints: restartPoints)
-            for change in touched where change.isAdded { builder.append(change.entry) }
-            put(builder.finish(), into: &batch)
+            put(runs(of: touched), into: &batch)
             return
         }
         var position = 0
@@ -188,6 +208,35 @@ struct IndexTable {
             put(runs, into: &batch)
             position = end
         }
+    }
+
+    /// The encrypted store's form of ``write(_:into:)``: the runs sealed under numbers, then
+    /// the directory.
+    private func write(_ changes: IndexChanges, sealed: inout SealedRuns, into batch: inout WriteBatch) throws {
+        let touched = changes.sorted()
+        if changes.replacesAll {
+            try removeEverySealedRun(&sealed, into: &batch)
+            try replaceSealedRun(startingAt: nil, with: runs(of: touched), in: &sealed, into: &batch)
+        } else {
+            var position = 0
+            while position < touched.count {
+                let found = try sealedRun(holding: touched[position].entry, in: sealed)
+                let run = StoredRun(key: found.key, value: found.value, next: found.next)
+                var end = position + 1
+                while end < touched.count, run.next.map({ ByteOrder.less(touched[end].entry, $0) }) ?? true { end += 1 }
+                let runs = try checked { try merge(run, touched[position ..< end]) }
+                try replaceSealedRun(startingAt: run.key, with: runs, in: &sealed, into: &batch)
+                position = end
+            }
+        }
+        try writeDirectory(sealed, into: &batch)
+    }
+
+    /// The runs of the entries added by `touched` (sorted).
+    private func runs(of touched: [(entry: [UInt8], isAdded: Bool)]) -> [(key: [UInt8], value: [UInt8])] {
+        var builder = IndexRunBuilder(restartPoints: restartPoints)
+        for change in touched where change.isAdded { builder.append(change.entry) }
+        return builder.finish()
     }
 
     private func put(_ runs: [(key: [UInt8], value: [UInt8])], into batch: inout WriteBatch) {

@@ -3,8 +3,8 @@
 // known value sealed with the derived key.
 
 /// The persisted encryption settings of a store.
-internal struct EncryptionRecord: Equatable {
-    static let key = Array("encryption".utf8)
+package struct EncryptionRecord: Equatable {
+    package static let key = Array("encryption".utf8)
     static let saltSize = 16
     private static let checkPlaintext = Array("Larder key check".utf8)
     private static let checkAssociatedData = Array("larder/key-check".utf8)
@@ -17,7 +17,7 @@ internal struct EncryptionRecord: Equatable {
     var check: [UInt8]
 
     /// A new record with a fresh salt, and the cipher for `passphrase`.
-    static func make(passphrase: String, iterations: Int, requiresEncryption: Bool) throws -> (EncryptionRecord, RecordCipher) {
+    package static func make(passphrase: String, iterations: Int, requiresEncryption: Bool) throws -> (EncryptionRecord, RecordCipher) {
         do {
             let salt = try RecordCipher.randomBytes(saltSize)
             let cipher = try RecordCipher(key: RecordCipher.deriveKey(passphrase: passphrase, salt: salt, iterations: iterations))
@@ -42,7 +42,7 @@ internal struct EncryptionRecord: Equatable {
         self.check = check
     }
 
-    init(decoding buffer: inout DataBuffer) throws {
+    package init(decoding buffer: inout DataBuffer) throws {
         let offset = buffer.readPosition
         let rawIterations = try buffer.readVarInt()
         salt = try buffer.readBytes()
@@ -55,7 +55,7 @@ internal struct EncryptionRecord: Equatable {
         iterations = Int(rawIterations)
     }
 
-    func encoded() -> DataBuffer {
+    package func encoded() -> DataBuffer {
         var buffer = DataBuffer()
         buffer.writeVarInt(UInt64(iterations))
         buffer.write(salt)
@@ -66,7 +66,7 @@ internal struct EncryptionRecord: Equatable {
 
     /// The cipher for `passphrase`, or ``StoreError/wrongEncryptionKey`` when it is not the
     /// store's key.
-    func cipher(for passphrase: String) throws -> RecordCipher {
+    package func cipher(for passphrase: String) throws -> RecordCipher {
         let cipher: RecordCipher
         do {
             cipher = try RecordCipher(key: RecordCipher.deriveKey(passphrase: passphrase, salt: salt, iterations: iterations))

@@ -9,15 +9,15 @@ import COpenSSL
 import Glibc
 
 /// AES-256-GCM encryption of record values.
-internal final class RecordCipher {
+package final class RecordCipher {
     static let keySize = 32
     static let nonceSize = 12
     static let tagSize = 16
     /// Bytes a sealed value adds to its plaintext.
-    static let overhead = nonceSize + tagSize
+    package static let overhead = nonceSize + tagSize
 
     /// Why a cipher operation failed.
-    enum Failure: Error, Equatable {
+    package enum Failure: Error, Equatable {
         /// OpenSSL reported an error (out of memory, no entropy).
         case openSSL(String)
         /// The sealed value is damaged, truncated, or was sealed with another key or
@@ -92,8 +92,8 @@ internal final class RecordCipher {
     }
 
     /// Appends nonce | ciphertext | tag of `plaintext` to `output`, with a fresh random nonce.
-    func seal(_ plaintext: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer,
-              appendingTo output: inout [UInt8]) throws(Failure) {
+    package func seal(_ plaintext: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer,
+                      appendingTo output: inout [UInt8]) throws(Failure) {
         try seal(plaintext, nonce: nextNonce(), authenticating: associatedData, appendingTo: &output)
     }
 
@@ -120,7 +120,7 @@ internal final class RecordCipher {
     }
 
     /// The plaintext of a sealed value, after checking its tag against `associatedData`.
-    func open(_ sealed: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer) throws(Failure) -> [UInt8] {
+    package func open(_ sealed: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer) throws(Failure) -> [UInt8] {
         guard sealed.count >= Self.overhead, let base = sealed.baseAddress else { throw .authenticationFailed }
         let ciphertextCount = sealed.count - Self.overhead
         let ciphertext = UnsafeRawBufferPointer(start: base + Self.nonceSize, count: ciphertextCount)

@@ -1,0 +1,121 @@
+// IndexTable+SealedRuns: an index table's runs in an encrypted store, stored sealed under run
+// numbers and found through the table's RunDirectory (kept by the collection). The same
+// reads and writes as the plaintext table's B+tree cursor, over the directory.
+
+import Larder
+
+/// The cipher and directory of an encrypted store's index table.
+struct SealedRuns {
+    let cipher: DocumentCipher
+    /// The table's runs; a write updates it (the collection adopts it once the write is applied).
+    var directory: RunDirectory
+}
+
+extension IndexTable {
+    /// The directory stored in the table (empty when it has none yet), opened with `cipher`.
+    func readDirectory(with cipher: DocumentCipher) throws -> RunDirectory {
+        var directory = RunDirectory()
+        try backend.readValue(forKey: RunDirectory.key, in: name) { bytes in
+            guard let bytes else { return }
+            let content = try open(bytes, key: RunDirectory.key, with: cipher)
+            directory = try checked { try RunDirectory(decoding: content) }
+        }
+        return directory
+    }
+
+    /// The plaintext of the sealed record `bytes` under `key`; a damaged or moved one is
+    /// `DocumentError.corruptIndex`.
+    private func open(_ bytes: UnsafeRawBufferPointer, key: [UInt8], with cipher: DocumentCipher) throws -> [UInt8] {
+        let content = key.withUnsafeBytes { key in
+            bytes.first == DocumentRecord.encryptedFormat
+                ? cipher.open(UnsafeRawBufferPointer(rebasing: bytes[1...]), format: DocumentRecord.encryptedFormat, scope: name, key: key)
+                : nil
+        }
+        guard let content else { throw corrupt("sealed index record fails authentication") }
+        return content
+    }
+
+    /// Adds to `batch` the put of `content` sealed under `key`.
+    private func putSealed(_ content: [UInt8], forKey key: [UInt8], with cipher: DocumentCipher, into batch: inout WriteBatch) throws {
+        var value: [UInt8] = [DocumentRecord.encryptedFormat]
+        try content.withUnsafeBytes { content in
+            try key.withUnsafeBytes { key in
+                try cipher.seal(content, format: DocumentRecord.encryptedFormat, scope: name, key: key, appendingTo: &value)
+            }
+        }
+        batch.put(value, forKey: key, in: name)
+    }
+
+    /// Calls `body` with the first entry and plaintext value of the runs that may hold entries
+    /// from `start` through `end`, in order (from the one holding `start` on), or with those
+    /// starting at or before `end` in reverse order, until it returns false.
+    func forEachSealedRun(_ sealed: SealedRuns, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+                          _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        let runs = sealed.directory.runs
+        var position: Int
+        if reverse {
+            guard let last = end.map({ sealed.directory.lastPosition(atOrBefore: $0) }) ?? runs.indices.last else { return }
+            position = last
+        } else {
+            position = start.flatMap { sealed.directory.lastPosition(atOrBefore: $0) } ?? 0
+        }
+        while runs.indices.contains(position) {
+            let run = runs[position]
+            if !reverse, let end, ByteOrder.less(end, run.first) { return }
+            let value = try readRun(run.number, with: sealed.cipher)
+            let goesOn = try run.first.withUnsafeBytes { first in try value.withUnsafeBytes { try body(first, $0) } }
+            guard goesOn else { return }
+            position += reverse ? -1 : 1
+        }
+    }
+
+    /// The plaintext value of run `number`.
+    private func readRun(_ number: UInt64, with cipher: DocumentCipher) throws -> [UInt8] {
+        let key = RunDirectory.key(ofRun: number)
+        var value: [UInt8]?
+        try backend.readValue(forKey: key, in: name) { bytes in
+            guard let bytes else { throw corrupt("a run of the directory is missing") }
+            value = try open(bytes, key: key, with: cipher)
+        }
+        return value ?? []
+    }
+
+    /// The run that holds `key` when it is in the table (the last run starting at or before
+    /// it, with its plaintext value), and the first entry of the run after it.
+    func sealedRun(holding key: [UInt8], in sealed: SealedRuns) throws -> (key: [UInt8]?, value: [UInt8], next: [UInt8]?) {
+        let runs = sealed.directory.runs
+        guard let position = sealed.directory.lastPosition(atOrBefore: key) else { return (nil, [], runs.first?.first) }
+        let next = position + 1 < runs.count ? runs[position + 1].first : nil
+        return (runs[position].first, try readRun(runs[position].number, with: sealed.cipher), next)
+    }
+
+    /// Adds to `batch` the removal of every run (and the directory), emptying the directory.
+    func removeEverySealedRun(_ sealed: inout SealedRuns, into batch: inout WriteBatch) throws {
+        try backend.removeEveryRecord(in: name, into: &batch)
+        sealed.directory.runs.removeAll()
+    }
+
+    /// Adds to `batch` the sealed puts (and delete) that replace the run starting at `oldKey`
+    /// (nil: none, the runs go first) with `runs`, and updates the directory.
+    func replaceSealedRun(startingAt oldKey: [UInt8]?, with runs: [(key: [UInt8], value: [UInt8])],
+                          in sealed: inout SealedRuns, into batch: inout WriteBatch) throws {
+        var position = 0
+        var reusable: UInt64?
+        if let oldKey, let found = sealed.directory.lastPosition(atOrBefore: oldKey), sealed.directory.runs[found].first == oldKey {
+            position = found
+            reusable = sealed.directory.runs.remove(at: found).number
+        }
+        for (offset, run) in runs.enumerated() {
+            let number = offset == 0 ? reusable ?? sealed.directory.takeNumber() : sealed.directory.takeNumber()
+            try putSealed(run.value, forKey: RunDirectory.key(ofRun: number), with: sealed.cipher, into: &batch)
+            sealed.directory.runs.insert(RunDirectory.Run(first: run.key, number: number), at: position + offset)
+        }
+        if runs.isEmpty, let reusable { batch.removeValue(forKey: RunDirectory.key(ofRun: reusable), in: name) }
+    }
+
+    /// Adds to `batch` the put of the directory (its removal when it names no run).
+    func writeDirectory(_ sealed: SealedRuns, into batch: inout WriteBatch) throws {
+        guard !sealed.directory.runs.isEmpty else { return batch.removeValue(forKey: RunDirectory.key, in: name) }
+        try putSealed(sealed.directory.encoded(), forKey: RunDirectory.key, with: sealed.cipher, into: &batch)
+    }
+}
