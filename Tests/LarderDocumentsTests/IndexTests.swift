@@ -47,8 +47,8 @@ import Testing
         #expect(try c.explain(where: "[age] < ?", args: [nil]) == "index [age] DESC: range [age] < null (1 range)")
     }
 
-    @Test func resultsAreTheSameWithAndWithoutIndexes() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: [false, true]) func resultsAreTheSameWithAndWithoutIndexes(encrypted: Bool) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted)
         let plain = try temporary.store.collection("plain"), indexed = try temporary.store.collection("indexed")
         let documents = samplePeople(300) + [["last_name": "L1"], ["age": "old"], ["tags": []], ["age": 30.5, "tags": "red"]]
         try plain.insertBatch(documents)
@@ -91,8 +91,8 @@ import Testing
         #expect(try indexed.inconsistentIndexes().isEmpty)
     }
 
-    @Test func uniqueViolationsStoreNothingInEveryWritePath() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: [false, true]) func uniqueViolationsStoreNothingInEveryWritePath(encrypted: Bool) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted)
         let c = try temporary.store.collection("users")
         try c.addUniqueIndex("[email]")
         try c.addIndex("[name]")
@@ -119,8 +119,8 @@ import Testing
         #expect(try c.inconsistentIndexes().isEmpty)
     }
 
-    @Test func updateBatchIsAllOrNothingAndSeesItsOwnEarlierChanges() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: [false, true]) func updateBatchIsAllOrNothingAndSeesItsOwnEarlierChanges(encrypted: Bool) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted)
         let c = try temporary.store.collection("users")
         try c.addUniqueIndex("[email]")
         try c.addIndex("[tags]")

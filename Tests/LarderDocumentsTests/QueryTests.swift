@@ -69,8 +69,8 @@ import Testing
         #expect(try ids(c, "[w] LIKE 5").isEmpty)
     }
 
-    @Test func nestedAndArrayPathsAndContains() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: [false, true]) func nestedAndArrayPathsAndContains(encrypted: Bool) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted)
         let c = try temporary.store.collection("orders")
         try c.insertBatch([
             ["customer": ["address": ["country": "UK"]], "items": [["sku": "A1", "qty": 2], ["sku": "B2"]], "tags": ["x", "y"]],
@@ -130,8 +130,8 @@ import Testing
         }
     }
 
-    @Test func orderByLimitAndOffset() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: [false, true]) func orderByLimitAndOffset(encrypted: Bool) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted)
         let c = try temporary.store.collection("people")
         try c.insertBatch(samplePeople(20))
         let all = try c.find(orderBy: "[last_name] DESC, [age]")
@@ -158,8 +158,8 @@ import Testing
         #expect(try c.find(where: "[age] >= ?", args: [0], orderBy: "[age]", limit: 1, offset: .max).isEmpty)
     }
 
-    @Test func anOrderFromTheIndexHoldsWithoutALimit() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: [false, true]) func anOrderFromTheIndexHoldsWithoutALimit(encrypted: Bool) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted)
         let c = try temporary.store.collection("values")
         try c.addIndex("[v]")
         // Values fall as rowIDs rise, three to a value: the index order is not the rowID order.

@@ -7,15 +7,18 @@ import Foundation
 final class TemporaryStore {
     let path = NSTemporaryDirectory() + "larder-documents-\(UUID().uuidString)"
     private(set) var store: DocumentStore
+    private let configuration: Store.Configuration
 
-    init() throws {
-        store = try DocumentStore(path: path)
+    /// A new store; `encrypted`, with a key (and few PBKDF2 iterations).
+    init(encrypted: Bool = false) throws {
+        configuration = encrypted ? DocumentEncryptionTests.configuration("test key") : Store.Configuration()
+        store = try DocumentStore(path: path, configuration: configuration)
     }
 
     /// Closes and opens the store again.
     func reopen() throws -> DocumentStore {
         try store.close()
-        store = try DocumentStore(path: path)
+        store = try DocumentStore(path: path, configuration: configuration)
         return store
     }
 
