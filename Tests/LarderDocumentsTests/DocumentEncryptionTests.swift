@@ -172,8 +172,90 @@ import Testing
             try flipByte(inEveryValueOf: table.name, in: store)
             try store.close()
             let reopened = try open(path, key: "k")
-            #expect(throws: DocumentError.self) { _ = try reopened.collection("vault").find(where: "[code] >= ?", args: ["Z"]) }
+            #expect(throws: DocumentError.corruptIndex(collection: "vault", index: "[code]",
+                                                       reason: "sealed index record fails authentication")) {
+                _ = try reopened.collection("vault").find(where: "[code] >= ?", args: ["Z"])
+            }
             try reopened.close()
+        }
+    }
+
+    @Test func aRunCopiedUnderAnotherNumberOrIndexIsRefused() throws {
+        try withDirectory { path in
+            let store = try open(path, key: "k")
+            let c = try store.collection("vault")
+            try c.addIndex("[code]")
+            try c.addIndex("[note]")
+            _ = try c.insertBatch(Self.secretDocuments(600))
+            let (backend, tables) = try c.withState { state in
+                (state.backend, try state.definition.indexes.map { try state.table(of: $0).name })
+            }
+            var runs: [[UInt8]: [UInt8]] = [:]
+            try backend.forEachRecord(in: tables[0]) { key, value in
+                runs[Array(key)] = Array(value)
+                return true
+            }
+            let first = RunDirectory.key(ofRun: 1), second = RunDirectory.key(ofRun: 2)
+            #expect(runs[first] != nil && runs[second] != nil)
+            // Run 1 of [code] put in place of run 1 of [note]: another index.
+            var batch = WriteBatch()
+            batch.put(try #require(runs[first]), forKey: first, in: tables[1])
+            try backend.apply(batch)
+            #expect(throws: DocumentError.corruptIndex(collection: "vault", index: "[note]",
+                                                       reason: "sealed index record fails authentication")) {
+                _ = try c.find(where: "[note] >= ?", args: [""])
+            }
+            // Run 1 of [code] put in place of its run 2: another number.
+            batch = WriteBatch()
+            batch.put(try #require(runs[first]), forKey: second, in: tables[0])
+            try backend.apply(batch)
+            #expect(throws: DocumentError.corruptIndex(collection: "vault", index: "[code]",
+                                                       reason: "sealed index record fails authentication")) {
+                _ = try c.count(where: "[code] >= ?", args: [""])
+            }
+            try store.close()
+        }
+    }
+
+    @Test func aPlaintextStoreForgedInPlaceOfAnEncryptedOneIsRefusedWithTheKey() throws {
+        try withDirectory { path in
+            let store = try open(path, key: "k")
+            try fillWithSecrets(store, count: 10)
+            try store.close()
+            // Without the key, an attacker removes the encryption record and writes a plaintext
+            // definition (documents could follow).
+            let backend = try TokyoCabinetBackend(path: path, configuration: Self.configuration(nil))
+            var batch = WriteBatch()
+            batch.removeValue(forKey: EncryptionRecord.key, in: DocumentStore.metadataTable)
+            let key = CollectionDefinition.metadataKey(for: "vault")
+            batch.put(DocumentRecord.seal(CollectionDefinition().json, key: key), forKey: key, in: DocumentStore.metadataTable)
+            try backend.apply(batch)
+            try backend.close()
+            #expect(throws: DocumentError.storeNotEncrypted) { _ = try open(path, key: "k") }
+        }
+    }
+
+    @Test func collectionsOfAnEncryptedStoreWorkInParallel() throws {
+        try withDirectory { path in
+            let store = try open(path, key: "k")
+            let names = ["a", "b", "c", "d"]
+            for name in names { try store.collection(name).addIndex("[amount]") }
+            let failures = Failures()
+            DispatchQueue.concurrentPerform(iterations: names.count) { position in
+                do {
+                    let c = try store.collection(names[position])
+                    for round in 0 ..< 20 {
+                        _ = try c.insertBatch(Self.secretDocuments(20))
+                        let found = try c.find(where: "[amount] >= ?", args: [.int(987_654_321_010)])
+                        guard found.count == 10 * (round + 1) else { throw DocumentError.missingRowID }
+                    }
+                } catch {
+                    failures.add("\(names[position]): \(error)")
+                }
+            }
+            #expect(failures.all.isEmpty)
+            for name in names { #expect(try store.collection(name).count() == 400) }
+            try store.close()
         }
     }
 
@@ -309,6 +391,25 @@ import Testing
             }
             try store.close()
         }
+    }
+}
+
+/// Errors gathered from several threads.
+private final class Failures: @unchecked Sendable {
+    // @unchecked: `list` is used only under `lock`.
+    private let lock = NSLock()
+    private var list: [String] = []
+
+    func add(_ failure: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        list.append(failure)
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return list
     }
 }
 
