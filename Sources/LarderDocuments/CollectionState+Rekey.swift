@@ -30,8 +30,7 @@ extension CollectionState {
                 entries.appended.append(Array(entry))
                 return true
             }
-            var resealed = plaintextTable(of: index)
-            resealed.sealedRuns = newCipher.map { SealedRuns(cipher: $0, directory: RunDirectory()) }
+            var resealed = tableToReplace(index, sealingWith: .some(newCipher))
             try resealed.write(entries, into: &batch)
         }
     }

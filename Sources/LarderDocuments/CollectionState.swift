@@ -85,6 +85,14 @@ final class CollectionState: DocumentSource {
         return table
     }
 
+    /// The table of `index` for a write that replaces all its runs (sealed with `cipher`, by
+    /// default the store's): its directory is not read, so a damaged one goes too.
+    func tableToReplace(_ index: IndexDefinition, sealingWith cipher: DocumentCipher?? = nil) -> IndexTable {
+        var table = plaintextTable(of: index)
+        table.sealedRuns = (cipher ?? self.cipher).map { SealedRuns(cipher: $0, directory: RunDirectory()) }
+        return table
+    }
+
     /// The table of `index` without its sealed runs (a plaintext store's table).
     func plaintextTable(of index: IndexDefinition) -> IndexTable {
         // The definition rather than its name: the name is only made for an error.
@@ -220,13 +228,13 @@ final class CollectionState: DocumentSource {
         var directories: [Int: RunDirectory?] = [:]
         // A dropped index loses every run (read by key only: damaged runs go too).
         for index in definition.indexes where !write.definition.indexes.contains(where: { $0.id == index.id }) {
-            var table = try table(of: index)
+            var table = tableToReplace(index)
             try table.write(IndexChanges(replacesAll: true), into: &batch)
             directories[index.id] = .some(nil)
         }
         for index in write.definition.indexes {
             guard let changes = write.indexChanges[index.id] else { continue }
-            var table = try table(of: index)
+            var table = changes.replacesAll ? tableToReplace(index) : try table(of: index)
             try table.write(changes, into: &batch)
             directories[index.id] = table.sealedRuns?.directory
         }
@@ -265,7 +273,7 @@ final class CollectionState: DocumentSource {
         var batch = WriteBatch()
         try backend.removeEveryRecord(in: name, into: &batch)
         for index in definition.indexes {
-            var table = try table(of: index)
+            var table = tableToReplace(index)
             try table.write(IndexChanges(replacesAll: true), into: &batch)
         }
         batch.removeValue(forKey: CollectionDefinition.metadataKey(for: name), in: DocumentStore.metadataTable)

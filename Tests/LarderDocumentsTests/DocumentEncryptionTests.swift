@@ -158,15 +158,15 @@ import Testing
             let store = try open(path, key: "k")
             try fillWithSecrets(store, count: 40)
             let c = try store.collection("vault")
-            try c.withState { state in
-                var record = try state.rawRecord(7)
-                #expect(record.first == DocumentRecord.encryptedFormat)
-                record[record.count / 2] ^= 0x01
-                try state.replaceRawRecord(7, with: record)
-            }
+            let original = try c.withState { try $0.rawRecord(7) }
+            #expect(original.first == DocumentRecord.encryptedFormat)
+            var flipped = original
+            flipped[flipped.count / 2] ^= 0x01
+            try c.withState { try $0.replaceRawRecord(7, with: flipped) }
             #expect(throws: DocumentError.corruptDocument(collection: "vault", rowID: 7, reason: "authentication failed")) {
                 _ = try c.findOne(where: "[__rowid__] = ?", args: [7])
             }
+            try c.withState { try $0.replaceRawRecord(7, with: original) }
             // A flipped byte in a sealed index run.
             let table = try c.withState { state in try state.table(of: state.definition.indexes[0]) }
             try flipByte(inEveryValueOf: table.name, in: store)
@@ -176,6 +176,12 @@ import Testing
                                                        reason: "sealed index record fails authentication")) {
                 _ = try reopened.collection("vault").find(where: "[code] >= ?", args: ["Z"])
             }
+            // The cure: dropping the index (its damaged directory too) and adding it again.
+            let vault = try reopened.collection("vault")
+            #expect(try vault.dropIndex("[code]"))
+            try vault.addIndex("[code]")
+            #expect(try vault.count(where: "[code] >= ?", args: ["Z"]) == 40)
+            #expect(try vault.inconsistentIndexes().isEmpty)
             try reopened.close()
         }
     }
