@@ -150,6 +150,10 @@ struct IndexTable {
     /// The run that holds `key` when it is in the table: the last run starting at or before
     /// it, and the key of the run after it.
     private func run(holding key: [UInt8]) throws -> StoredRun {
+        if let sealedRuns {
+            let found = try sealedRun(holding: key, in: sealedRuns)
+            return StoredRun(key: found.key, value: found.value, next: found.next)
+        }
         var run = StoredRun()
         // One scan: the run holding `key`, then the one after it. When every run starts after
         // `key`, the scan's first record is that next run.
@@ -183,53 +187,45 @@ struct IndexTable {
     // MARK: Writing
 
     /// Adds to `batch` the puts and deletes of runs that apply `changes` (in an encrypted
-    /// store, updating ``sealedRuns``' directory).
+    /// store, sealed, with the directory ``sealedRuns`` updated and put).
     mutating func write(_ changes: IndexChanges, into batch: inout WriteBatch) throws {
-        if var sealedRuns {
-            try write(changes, sealed: &sealedRuns, into: &batch)
-            self.sealedRuns = sealedRuns
-            return
-        }
         let touched = changes.sorted()
         if changes.replacesAll {
-            try backend.removeEveryRecord(in: name, into: &batch)
-            put(runs(of: touched), into: &batch)
-            return
-        }
-        var position = 0
-        while position < touched.count {
-            let run = try run(holding: touched[position].entry)
-            // The changes up to the next run's key fall into this run.
-            var end = position + 1
-            while end < touched.count, run.next.map({ ByteOrder.less(touched[end].entry, $0) }) ?? true { end += 1 }
-            let changes = touched[position ..< end]
-            let runs = try checked { try merge(run, changes) }
-            if let key = run.key, runs.first.map({ $0.key != key }) ?? true { batch.removeValue(forKey: key, in: name) }
-            put(runs, into: &batch)
-            position = end
-        }
-    }
-
-    /// The encrypted store's form of ``write(_:into:)``: the runs sealed under numbers, then
-    /// the directory.
-    private func write(_ changes: IndexChanges, sealed: inout SealedRuns, into batch: inout WriteBatch) throws {
-        let touched = changes.sorted()
-        if changes.replacesAll {
-            try removeEverySealedRun(&sealed, into: &batch)
-            try replaceSealedRun(startingAt: nil, with: runs(of: touched), in: &sealed, into: &batch)
+            try removeEveryRun(into: &batch)
+            try store(runs(of: touched), replacing: nil, into: &batch)
         } else {
             var position = 0
             while position < touched.count {
-                let found = try sealedRun(holding: touched[position].entry, in: sealed)
-                let run = StoredRun(key: found.key, value: found.value, next: found.next)
+                let run = try run(holding: touched[position].entry)
+                // The changes up to the next run's key fall into this run.
                 var end = position + 1
                 while end < touched.count, run.next.map({ ByteOrder.less(touched[end].entry, $0) }) ?? true { end += 1 }
                 let runs = try checked { try merge(run, touched[position ..< end]) }
-                try replaceSealedRun(startingAt: run.key, with: runs, in: &sealed, into: &batch)
+                try store(runs, replacing: run.key, into: &batch)
                 position = end
             }
         }
-        try writeDirectory(sealed, into: &batch)
+        if let sealedRuns { try writeDirectory(sealedRuns, into: &batch) }
+    }
+
+    /// Adds to `batch` the removal of every run (read by key only: damaged runs go too).
+    private mutating func removeEveryRun(into batch: inout WriteBatch) throws {
+        guard var sealed = sealedRuns else { return try backend.removeEveryRecord(in: name, into: &batch) }
+        try removeEverySealedRun(&sealed, into: &batch)
+        sealedRuns = sealed
+    }
+
+    /// Adds to `batch` the puts of `runs`, which replace the stored run starting at `key` (nil:
+    /// none), and the removal of that run when none of them takes its key.
+    private mutating func store(_ runs: [(key: [UInt8], value: [UInt8])], replacing key: [UInt8]?,
+                                into batch: inout WriteBatch) throws {
+        if var sealed = sealedRuns {
+            try replaceSealedRun(startingAt: key, with: runs, in: &sealed, into: &batch)
+            sealedRuns = sealed
+            return
+        }
+        if let key, runs.first.map({ $0.key != key }) ?? true { batch.removeValue(forKey: key, in: name) }
+        for run in runs { batch.put(run.value, forKey: run.key, in: name) }
     }
 
     /// The runs of the entries added by `touched` (sorted).
@@ -237,10 +233,6 @@ struct IndexTable {
         var builder = IndexRunBuilder(restartPoints: restartPoints)
         for change in touched where change.isAdded { builder.append(change.entry) }
         return builder.finish()
-    }
-
-    private func put(_ runs: [(key: [UInt8], value: [UInt8])], into batch: inout WriteBatch) {
-        for run in runs { batch.put(run.value, forKey: run.key, in: name) }
     }
 
     /// The runs of `run`'s entries with `changes` applied (sorted): additions merged in,
