@@ -51,7 +51,7 @@ fuzz: deps
 	for target in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_BUILD)/corpus/$$target fuzz-failures/$$target Tests/FuzzCorpus/$$target; \
 		echo "== $$target: $(FUZZ_INPUTS) inputs"; start=$$(date +%s); \
-		LARDER_FUZZ_TARGET=$$target LARDER_FUZZ_SEEDS=$(FUZZ_BUILD)/corpus/$$target \
+		SWIFT_BACKTRACE=enable=no LARDER_FUZZ_TARGET=$$target LARDER_FUZZ_SEEDS=$(FUZZ_BUILD)/corpus/$$target \
 			"$$bin/LarderFuzz" -runs=$(FUZZ_INPUTS) -timeout=10 -rss_limit_mb=4096 -detect_leaks=0 -print_final_stats=1 \
 			-artifact_prefix=fuzz-failures/$$target/ $(FUZZ_BUILD)/corpus/$$target Tests/FuzzCorpus/$$target \
 			> fuzz-failures/$$target.log 2>&1; \
