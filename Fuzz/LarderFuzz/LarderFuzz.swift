@@ -97,7 +97,12 @@ struct LarderFuzz {
         for target in targets {
             say("\(target.name): \(count) inputs, seed \(seed)")
             CrashKeeper.prepare(file: out.appendingPathComponent(target.name).appendingPathComponent("crashed-seed-\(seed)"))
-            let summary = FuzzRun.mutating(target, inputs: count, seed: seed) { CrashKeeper.keep($0) }
+            var started = 0
+            let summary = FuzzRun.mutating(target, inputs: count, seed: seed) { input in
+                CrashKeeper.keep(input)
+                started += 1
+                if started % 100_000 == 0 { say("\(target.name): \(started) inputs") }
+            }
             CrashKeeper.finish()
             for failure in summary.failures {
                 failed = true
