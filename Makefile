@@ -40,10 +40,11 @@ speed: deps
 # Tests/FuzzCorpus/<target> (but its pending- inputs, which fail until a fix elsewhere lands);
 # a failing input is saved to fuzz-failures/<target>/ (copy it into Tests/FuzzCorpus/<target>/
 # once fixed). `FUZZ_TARGETS=jsonBinary make fuzz` for one target.
+# About 9 minutes on a 2-core VM (searchQuery takes 5 of them).
 # `make fuzz-mutation`: the deterministic mutation fuzzer instead (no libFuzzer needed);
 # FUZZ_SEED replays a run.
 FUZZ_INPUTS ?= 1000000
-FUZZ_TARGETS ?= dataBuffer recordPage recordEnvelope commitJournal classRecord encryptionRecord searchQuery jsonBinary indexRun documentQuery jsonText
+FUZZ_TARGETS ?= dataBuffer recordPage recordEnvelope commitJournal classRecord encryptionRecord textIndex searchQuery jsonBinary indexRun documentQuery jsonText
 FUZZ_BUILD := .build-fuzz
 
 fuzz: deps

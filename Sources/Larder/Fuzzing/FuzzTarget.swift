@@ -30,7 +30,7 @@ package struct FuzzTarget: Sendable {
 
     /// The targets of the Larder module's decoders.
     package static let larderTargets: [FuzzTarget] = [dataBuffer, recordPage, recordEnvelope, commitJournal,
-                                                      classRecord, encryptionRecord, searchQuery]
+                                                      classRecord, encryptionRecord, textIndex, searchQuery]
 }
 
 /// A decoder that answered wrongly: what it broke.
