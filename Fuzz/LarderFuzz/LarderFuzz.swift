@@ -140,22 +140,4 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-/// `--name value` pairs.
-struct Arguments {
-    private var values: [String: String] = [:]
-
-    init(_ arguments: ArraySlice<String>) {
-        var pending: String?
-        for argument in arguments {
-            if let name = pending { values[name] = argument; pending = nil } else { pending = argument }
-        }
-    }
-
-    subscript(name: String) -> String? { values[name] }
-}
-
-struct ArgumentError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
 #endif
