@@ -20,6 +20,11 @@ import LarderDocuments
 import Glibc
 #endif
 
+/// Writes a line to standard output at once (not buffered: a crash must not lose it).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 /// The target a libFuzzer build runs, named by the environment.
 nonisolated(unsafe) private var libFuzzerTarget: FuzzTarget?
 
@@ -27,7 +32,7 @@ nonisolated(unsafe) private var libFuzzerTarget: FuzzTarget?
 public func fuzzerInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
     let name = ProcessInfo.processInfo.environment["LARDER_FUZZ_TARGET"] ?? ""
     guard let target = FuzzTarget.all.first(where: { $0.name == name }) else {
-        print("LARDER_FUZZ_TARGET must name one of: \(FuzzTarget.all.map(\.name).joined(separator: ", "))")
+        say("LARDER_FUZZ_TARGET must name one of: \(FuzzTarget.all.map(\.name).joined(separator: ", "))")
         exit(2)
     }
     libFuzzerTarget = target
@@ -51,7 +56,7 @@ public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     guard let target = libFuzzerTarget else { return 0 }
     let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     if let failure = FuzzRun.check(target, input) {
-        print("FAILURE \(failure)")
+        say("FAILURE \(failure)")
         abort()
     }
     return 0
@@ -133,11 +138,6 @@ struct LarderFuzz {
         }
         return passed
     }
-}
-
-/// Writes a line to standard output at once (not buffered: a crash must not lose it).
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
 #endif
