@@ -96,6 +96,24 @@ let package = Package(
             dependencies: ["SpeedSupport"],
             path: "SpeedTests/SpeedCompare"
         ),
+
+        // Fuzzing of every decoder of untrusted bytes: the targets live in Larder and
+        // LarderDocuments (Sources/*/Fuzzing); `make fuzz` runs LarderFuzz long, the FuzzTests
+        // run each target briefly and replay Tests/FuzzCorpus.
+        .target(
+            name: "FuzzSupport",
+            dependencies: ["Larder", "LarderDocuments", "SpeedSupport"],
+            path: "Fuzz/FuzzSupport"
+        ),
+        .executableTarget(
+            name: "LarderFuzz",
+            dependencies: ["FuzzSupport", "Larder", "LarderDocuments"],
+            path: "Fuzz/LarderFuzz"
+        ),
+        .testTarget(
+            name: "FuzzTests",
+            dependencies: ["FuzzSupport", "Larder", "LarderDocuments"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -291,7 +291,15 @@ extension DataBuffer {
     /// let bpm = try buffer.readOptional { try $0.readUInt16() }
     /// ```
     public mutating func readOptional<T>(_ readValue: (inout DataBuffer) throws -> T) throws -> T? {
-        try readBool() ? try readValue(&self) : nil
+        let offset = readPosition
+        guard try readBool() else { return nil }
+        do {
+            return try readValue(&self)
+        } catch {
+            // Like every read that throws, leave the position where it was (not past the presence byte).
+            readPosition = offset
+            throw error
+        }
     }
 
     // MARK: Helpers

@@ -23,9 +23,10 @@ internal enum PostingList {
         guard count <= UInt64(buffer.remainingCount) else { throw DataBufferError.valueOutOfRange(offset: buffer.readPosition) }
         rowIDs.reserveCapacity(rowIDs.count + Int(count))
         var previous: UInt64 = 0
-        for _ in 0 ..< count {
+        for position in 0 ..< count {
             let gap = try buffer.readVarInt()
-            guard gap > 0 || previous == 0, gap <= UInt64.max - previous else {
+            // Only the first gap may be 0 (a list starting at rowID 0): a later one repeats a rowID.
+            guard gap > 0 || position == 0, gap <= UInt64.max - previous else {
                 throw DataBufferError.valueOutOfRange(offset: buffer.readPosition)
             }
             previous += gap
