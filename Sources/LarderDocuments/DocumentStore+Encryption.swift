@@ -49,14 +49,15 @@ extension DocumentStore {
     /// (or as plaintext, for nil), in one atomic commit; PBKDF2 runs `iterations` times (by
     /// default the configuration's `keyDerivationIterations`). Collections wait for it.
     ///
-    /// Records are rewritten where Tokyo Cabinet puts them: bytes of the old records may
-    /// linger in the files' free space until it is reused.
+    /// With `compact` (the default) the store is then compacted (``compact()``), so that no
+    /// byte of the old records survives in the files' free space; without it they may linger
+    /// there until it is reused.
     ///
     /// ```swift
     /// try store.rekey(to: "a new passphrase")
     /// try store.rekey(to: nil)   // back to plaintext
     /// ```
-    public func rekey(to newKey: String?, iterations: Int? = nil) throws {
+    public func rekey(to newKey: String?, iterations: Int? = nil, compact: Bool = true) throws {
         try withLock {
             guard !backend.isReadOnly else { throw StoreError.readOnly }
             var newRecord: EncryptionRecord?
@@ -87,6 +88,7 @@ extension DocumentStore {
             // Collections start again with the new cipher (and read their directories again).
             for state in states.values { state.isRetired = true }
             states.removeAll()
+            if compact { try backend.compact() }
         }
     }
 

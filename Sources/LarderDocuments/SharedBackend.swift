@@ -82,6 +82,10 @@ final class SharedBackend: @unchecked Sendable {
         try locked { try backend.apply(batch) }
     }
 
+    func compact() throws {
+        try locked { try backend.compact() }
+    }
+
     func close() throws {
         try locked { try backend.close() }
     }

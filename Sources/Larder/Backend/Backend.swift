@@ -55,6 +55,11 @@ public protocol Backend: AnyObject {
     /// Closes every file. The backend is not used again.
     func close() throws
 
+    /// Rewrites the backend's storage so that no byte of a deleted, overwritten or rekeyed
+    /// record remains in it, atomically and crash-safely. Backends that never keep freed
+    /// bytes have nothing to do (the default).
+    func compact() throws
+
     /// True when the backend was opened for reading only: ``apply(_:)`` throws.
     var isReadOnly: Bool { get }
 }
@@ -105,6 +110,13 @@ extension Backend {
         }
         try forEachRecord(in: table, from: first, through: end, reverse: false, body)
     }
+
+    /// Nothing to do: a backend that keeps freed bytes in its files implements it.
+    ///
+    /// ```swift
+    /// try backend.compact()
+    /// ```
+    public func compact() throws {}
 
     /// Backends are writable unless they say otherwise.
     public var isReadOnly: Bool { false }

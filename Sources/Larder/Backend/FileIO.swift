@@ -71,6 +71,11 @@ internal enum FileIO {
         throw failure("link", destination)
     }
 
+    /// Renames `source` to `destination`, replacing any file there, atomically (`rename(2)`).
+    static func rename(_ source: String, to destination: String) throws {
+        if Glibc.rename(source, destination) != 0 { throw failure("rename", destination) }
+    }
+
     /// Fsyncs a directory, so the files created or removed in it are durable.
     static func syncDirectory(_ path: String) throws {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -32,15 +32,15 @@ extension Store {
     /// plaintext, for nil), in one atomic save. The store must have no unsaved changes.
     ///
     /// After a rekey to a key, the store accepts only encrypted records: a plaintext record
-    /// slipped into a file reads as damaged. Records are rewritten where Tokyo Cabinet puts
-    /// them; bytes of the old records may linger in the files' free space until it is reused
-    /// (copy the store to a new directory to be rid of them).
+    /// slipped into a file reads as damaged. With `compact` (the default) the store is then
+    /// compacted (``compact()``), so that no byte of the old records survives in the files'
+    /// free space; without it they may linger there until it is reused.
     ///
     /// ```swift
     /// try store.rekey(to: "a new passphrase")
     /// try store.rekey(to: nil)   // back to plaintext
     /// ```
-    public func rekey(to newKey: String?, iterations: Int? = nil) throws {
+    public func rekey(to newKey: String?, iterations: Int? = nil, compact: Bool = true) throws {
         let iterations = iterations ?? keyDerivationIterations
         try checkOpen()
         guard !backend.isReadOnly else { throw StoreError.readOnly }
@@ -69,6 +69,7 @@ extension Store {
         try apply(batch)
         encryptionRecord = newRecord
         cipher = newCipher
+        if compact { try self.compact() }
     }
 
     /// Adds to `batch` every page of the class file `table`, with each record opened with the

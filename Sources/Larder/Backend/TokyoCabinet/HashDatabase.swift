@@ -21,7 +21,7 @@ internal final class HashDatabase {
         static let smallFile = Tuning(bucketCount: 4_093, mappedSize: 4 << 20)
     }
 
-    let path: String
+    private(set) var path: String
     private var handle: UnsafeMutablePointer<TCHDB>?
 
     init(path: String, tuning: Tuning, readOnly: Bool) throws {
@@ -224,6 +224,28 @@ internal final class HashDatabase {
             guard code == Int32(TCENOREC) else { throw failure("delete", code: code) }
             return
         }
+    }
+
+    /// Takes `newPath`, the name the open file was just renamed to, as its own: Tokyo
+    /// Cabinet names the file's undo log (`<path>.wal`) and registers the file as open in
+    /// this process under it. (A compaction renames a fresh lock file into place without
+    /// closing it, so as never to let go of the store's lock; the file formerly at `newPath`
+    /// must be closed first.)
+    func adopt(path newPath: String) throws {
+        let handle = try openHandle()
+        guard let realPath = realpath(newPath, nil), let copiedPath = strdup(newPath) else {
+            throw StoreError.ioFailure(path: newPath, operation: "rename", reason: String(cString: strerror(errno)))
+        }
+        // The fields are Tokyo Cabinet's own (tchdb.h), allocated and freed with malloc/free.
+        if let oldRealPath = handle.pointee.rpath {
+            _ = tcpathunlock(oldRealPath)
+            free(oldRealPath)
+        }
+        _ = tcpathlock(realPath)
+        handle.pointee.rpath = realPath
+        free(handle.pointee.path)
+        handle.pointee.path = copiedPath
+        path = newPath
     }
 
     /// Writes the file's buffers to the device (fsync).

@@ -24,11 +24,11 @@ public final class TokyoCabinetBackend: Backend {
     public let path: String
     /// How the store was opened.
     public let configuration: Store.Configuration
-    private var databases: [String: any TableDatabase] = [:]
-    private var isClosed = false
+    var databases: [String: any TableDatabase] = [:]
+    private(set) var isClosed = false
     /// Set when a batch passed its commit point but could not be finished: only reopening
     /// (which replays the journal) brings the files and memory back in step.
-    private var needsRecovery = false
+    var needsRecovery = false
     /// Fails a chosen file operation (tests only).
     internal var faultInjector: FaultInjector?
 
@@ -89,6 +89,7 @@ public final class TokyoCabinetBackend: Backend {
             }
         }
         try lockStore()
+        try finishInterruptedCompaction()
         try recoverInterruptedCommit()
         if !configuration.readOnly { removeAbandonedFiles() }
     }
@@ -408,7 +409,7 @@ public final class TokyoCabinetBackend: Backend {
         try FileIO.syncDirectory(path)
     }
 
-    private func injectFault(_ operation: String, _ path: String) throws {
+    func injectFault(_ operation: String, _ path: String) throws {
         try faultInjector?.check(operation, path: path)
     }
 
@@ -416,7 +417,7 @@ public final class TokyoCabinetBackend: Backend {
 
     /// The open database of `table`, opening it on first use; nil for a table with no file in
     /// a read-only store.
-    private func database(for table: String) throws -> (any TableDatabase)? {
+    func database(for table: String) throws -> (any TableDatabase)? {
         if let database = databases[table] { return database }
         guard !isClosed else { throw StoreError.closed }
         guard Self.isValidTableName(table) else { throw StoreError.invalidStorageName(table) }
@@ -430,7 +431,7 @@ public final class TokyoCabinetBackend: Backend {
         return database
     }
 
-    private func openFile(for table: String, at filePath: String, readOnly: Bool) throws -> any TableDatabase {
+    func openFile(for table: String, at filePath: String, readOnly: Bool) throws -> any TableDatabase {
         if Self.isOrderedTable(table) { return try BTreeDatabase(path: filePath, readOnly: readOnly) }
         let tuning: HashDatabase.Tuning = table.hasPrefix("_") ? .smallFile : .classFile
         return try HashDatabase(path: filePath, tuning: tuning, readOnly: readOnly)
