@@ -18,7 +18,7 @@ func say(_ line: String) {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    say("usage: LarderCrashWorker run|check|verify|hold|read|write PATH ...")
+    say("usage: LarderCrashWorker run|check|verify|hold|read|write|compact PATH ...")
     exit(2)
 }
 let path = arguments[2]
@@ -156,6 +156,10 @@ do {
     case "write":
         _ = try openStore()
         say("opened")
+    case "compact":
+        // Compacts the store again and again until killed (the compaction crash test).
+        let store = try openStore()
+        while true { try store.compact() }
     default:
         say("unknown command \(arguments[1])")
         exit(2)
