@@ -68,5 +68,6 @@ func documents() throws {
         try users.updateBatch(changed)
         return (changed.count, "updated")
     }
+    try measureCompaction(at: path, store.compact)
     try store.close()
 }

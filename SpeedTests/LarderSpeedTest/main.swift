@@ -120,7 +120,19 @@ func simpleUpdate() throws {
         try store.saveChanges()
         return (updated, "Updated_Song_3")
     }
+    try measureCompaction(at: complexPath, store.compact)
     try store.close()
+}
+
+/// Compacts the store at `path` after the last phase of its chain of workloads (every
+/// update and delete done): a "compact" phase whose size is the store's size after, and
+/// whose check is its size before.
+func measureCompaction(at path: String, _ compact: () throws -> Void) throws {
+    let before = SpeedReporter.size(of: path)
+    try reporter.measure(phase: "compact", storePath: path) {
+        try compact()
+        return (before, "before_bytes_\(before)")
+    }
 }
 
 func pointRead() throws {
@@ -141,6 +153,7 @@ func pointRead() throws {
             return (found, "title_bytes_\(titleBytes)")
         }
     }
+    try measureCompaction(at: simplePath, store.compact)
     try store.close()
 }
 

@@ -494,6 +494,23 @@ for durability in options.durabilities {
     line()
 }
 
+// Compaction: Larder's store before and after `compact()` at the end of each chain of workloads.
+let compactions = groups.filter { $0.phase == "compact" }.compactMap { key in summary(key, "Larder").map { (key, $0) } }
+if !compactions.isEmpty {
+    line("## Compaction (Larder)")
+    line()
+    line("`compact()` after the last phase of a chain of workloads (every update done): the store's size on disk before and after (median), and the time it took.")
+    line()
+    line("| workload | durability | before (MB) | after (MB) | after/before | time |")
+    line("|---|---|---:|---:|---:|---:|")
+    for (key, s) in compactions {
+        let runs = byGroup[key]?["Larder"] ?? []
+        let before = median(runs.map { $0.check.split(separator: "_").last.flatMap { Double($0) } ?? .nan })
+        line("| \(key.workload) | \(key.durability) | \(formatMB(before)) | \(formatMB(s.sizeBytes)) | \(formatRatio(s.sizeBytes / before)) | \(formatTime(s.wall)) |")
+    }
+    line()
+}
+
 // Details: one table per durability and workload, rows per phase and engine.
 for durability in options.durabilities {
     for workload in workloadOrder {
