@@ -105,7 +105,7 @@ extension TokyoCabinetBackend {
         let tables = names.compactMap { name -> String? in
             guard name.hasSuffix(".tch") || name.hasSuffix(".tcb") else { return nil }
             let table = String(name.dropLast(4))
-            guard Self.isValidTableName(table), filePath(for: table).hasSuffix(name) else { return nil }
+            guard Self.isValidTableName(table), (filePath(for: table) as NSString).lastPathComponent == name else { return nil }
             return table
         }
         return tables.filter { $0 != Self.lockTable }.sorted() + [Self.lockTable]
