@@ -159,6 +159,7 @@ do {
     case "compact":
         // Compacts the store again and again until killed (the compaction crash test).
         let store = try openStore()
+        say("ready")
         while true { try store.compact() }
     default:
         say("unknown command \(arguments[1])")

@@ -118,6 +118,35 @@ import SpeedSupport
         #expect(try Worker.run(["write", directory.path]) == "opened")
     }
 
+    @Test func anotherProcessIsLockedOutThroughoutCompactions() throws {
+        let directory = TemporaryDirectory("compact-lockout")
+        let store = try directory.openStore()
+        try insertLibrary(into: store, songs: 200, perPlaylist: 10)
+        try store.close()
+        let (compactor, output) = try Worker.start(["compact", directory.path])
+        defer {
+            kill(compactor.processIdentifier, SIGKILL)
+            compactor.waitUntilExit()
+        }
+        #expect(Worker.readLine(from: output) == "ready")
+        // While the worker swaps fresh files in, again and again, every open is refused.
+        var attempts = 0
+        let deadline = Date().addingTimeInterval(1)
+        while Date() < deadline {
+            attempts += 1
+            do {
+                let backend = try TokyoCabinetBackend(path: directory.path)
+                try backend.close()
+                Issue.record("attempt \(attempts): the store opened while another process was compacting it")
+                return
+            } catch StoreError.locked {
+                continue
+            }
+        }
+        #expect(compactor.isRunning, "the compacting worker stopped")
+        #expect(attempts > 50)
+    }
+
     @Test func aKillAtAnyMomentOfACompactionLeavesTheStoreWhole() throws {
         let directory = TemporaryDirectory("compact-crash")
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
