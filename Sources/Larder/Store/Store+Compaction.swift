@@ -9,7 +9,7 @@ extension Store {
     /// in them; ``rekey(to:iterations:compact:)`` compacts by default.
     ///
     /// ```swift
-    /// try store.delete(oldSongs)
+    /// for song in oldSongs { try store.delete(song) }
     /// try store.saveChanges()
     /// try store.compact()
     /// ```
