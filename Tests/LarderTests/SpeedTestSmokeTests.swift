@@ -106,6 +106,9 @@ import Testing
             #expect(results.contains(engine), "\(engine) missing from RESULTS.md")
         }
         #expect(results.contains("SimpleInsert"))
+        // Larder's store before and after compaction, for each chain of workloads.
+        #expect(results.contains("## Compaction (Larder)"))
+        #expect(results.contains("| SimpleUpdate | nosync |"))
         #expect(FileManager.default.fileExists(atPath: out.file("results.svg")))
         #expect(output.text.contains("MEDIAN engine=Larder"))
     }
