@@ -226,26 +226,26 @@ internal final class HashDatabase {
         }
     }
 
-    /// Takes `newPath`, the name the open file was just renamed to, as its own: Tokyo
-    /// Cabinet names the file's undo log (`<path>.wal`) and registers the file as open in
-    /// this process under it. (A compaction renames a fresh lock file into place without
-    /// closing it, so as never to let go of the store's lock; the file formerly at `newPath`
-    /// must be closed first.)
-    func adopt(path newPath: String) throws {
-        let handle = try openHandle()
-        guard let realPath = realpath(newPath, nil), let copiedPath = strdup(newPath) else {
-            throw StoreError.ioFailure(path: newPath, operation: "rename", reason: String(cString: strerror(errno)))
-        }
-        // The fields are Tokyo Cabinet's own (tchdb.h), allocated and freed with malloc/free.
-        if let oldRealPath = handle.pointee.rpath {
-            _ = tcpathunlock(oldRealPath)
-            free(oldRealPath)
-        }
-        _ = tcpathlock(realPath)
-        handle.pointee.rpath = realPath
-        free(handle.pointee.path)
-        handle.pointee.path = copiedPath
-        path = newPath
+    /// Trades names with `other`, the open file this one was just renamed over: this file
+    /// takes `other`'s path, under which Tokyo Cabinet names its undo log (`<path>.wal`) and
+    /// registers it as open in this process, and `other` takes this one's former path. (A
+    /// compaction renames a fresh lock file into place without closing either file, so as
+    /// never to let go of the store's lock.)
+    func tradeNames(with other: HashDatabase) throws {
+        let handle = try openHandle(), otherHandle = try other.openHandle()
+        // Tokyo Cabinet's own fields (tchdb.h): each handle frees its strings when closed.
+        swap(&handle.pointee.path, &otherHandle.pointee.path)
+        swap(&handle.pointee.rpath, &otherHandle.pointee.rpath)
+        swap(&path, &other.path)
+    }
+
+    /// True when the open file is the one its path names now; false once another file was
+    /// renamed over it (a compaction in another process) or it was removed.
+    func isStillAtItsPath() -> Bool {
+        guard let handle else { return false }
+        var open = stat(), named = stat()
+        guard fstat(handle.pointee.fd, &open) == 0, stat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
 
     /// Writes the file's buffers to the device (fsync).

@@ -14,9 +14,13 @@
 // The lock: the directory is locked by Tokyo Cabinet's fcntl lock on the open `_store.tch`,
 // and closing any descriptor of a file drops the process's fcntl locks on it. So the lock
 // file is never closed and reopened: its copy stays open (and so locked) from its creation,
-// is renamed over `_store.tch` while the old file is still open and locked, and only then is
-// the old file closed and the copy told its new name (HashDatabase.adopt(path:)). At every
-// instant the file named `_store.tch` is locked by this process.
+// is renamed over `_store.tch` while the old file is still open and locked, and the two trade
+// names (HashDatabase.tradeNames(with:)). At every instant the file named `_store.tch` is
+// locked by this process. The old file stays open, and locked, until the next compaction or
+// close: another process that opened `_store.tch` just before the rename and locks it after
+// finds it locked and tries again, on the new file. (Should it lock the old file all the same,
+// after a stall that long, it sees that the file is no longer `_store.tch`, and tries again:
+// holdsCurrentLockFile().)
 
 import Foundation
 
@@ -40,6 +44,7 @@ extension TokyoCabinetBackend {
         guard !isClosed else { throw StoreError.closed }
         guard !configuration.readOnly else { throw StoreError.readOnly }
         guard !needsRecovery else { throw StoreError.needsRecovery(path: path) }
+        try databases.removeValue(forKey: Self.retiredLockFile)?.close()
         let tables = try tablesOnDisk()
         removeCompactionCopies()
         var lockCopy: (any TableDatabase)?
@@ -111,6 +116,20 @@ extension TokyoCabinetBackend {
         return tables.filter { $0 != Self.lockTable }.sorted() + [Self.lockTable]
     }
 
+    /// Under what the old lock file is kept open (and locked) after a compaction, until the
+    /// next one or ``close()``: a key no table name can be (it holds `/` and a space).
+    static let retiredLockFile = "/retired lock file"
+
+    /// True when the lock file this backend opened is still the file named `_store.tch`. If
+    /// not (a compaction in another process renamed a fresh one over it between this open and
+    /// its lock), closes it, so that the next attempt opens and locks the new one.
+    func holdsCurrentLockFile() -> Bool {
+        guard let lock = databases[Self.lockTable] as? HashDatabase, !lock.isStillAtItsPath() else { return true }
+        databases[Self.lockTable] = nil
+        try? lock.close()
+        return false
+    }
+
     /// Where the fresh copy of `table` is written.
     func compactionCopyPath(for table: String) -> String {
         filePath(for: table) + Self.compactionCopySuffix
@@ -157,9 +176,10 @@ extension TokyoCabinetBackend {
         if let lockCopy = lockCopy as? HashDatabase {
             try injectFault("rename", lockCopy.path)
             try FileIO.rename(lockCopy.path, to: filePath(for: Self.lockTable))
-            // The old lock file is unlinked now; closing it drops the lock on it only.
-            try? databases[Self.lockTable]?.close()
-            try lockCopy.adopt(path: filePath(for: Self.lockTable))
+            if let oldLock = databases[Self.lockTable] as? HashDatabase {
+                try lockCopy.tradeNames(with: oldLock)
+                databases[Self.retiredLockFile] = oldLock
+            }
             databases[Self.lockTable] = lockCopy
         }
         try injectFault("sync directory", path)

@@ -383,7 +383,7 @@ public final class TokyoCabinetBackend: Backend {
         while true {
             do {
                 _ = try database(for: Self.lockTable)
-                return
+                if holdsCurrentLockFile() { return }
             } catch StoreError.locked(let lockedPath) {
                 guard Date() < deadline else { throw StoreError.locked(path: lockedPath) }
                 Thread.sleep(forTimeInterval: 0.01)
