@@ -10,6 +10,7 @@
 //   populate PATH SAVES            make SAVES saves and write named buffers, so that every kind
 //                                  of file holds records; print "populated SAVES"
 //   trap PATH                      stop on a trap (for the test that shows its message is kept)
+//   hang PATH                      never answer (for the test that shows a deadline ends it)
 
 import Foundation
 import Larder
@@ -21,7 +22,7 @@ func say(_ line: String) {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    say("usage: LarderCrashWorker run|check|verify|hold|read|write|populate|trap PATH ...")
+    say("usage: LarderCrashWorker run|check|verify|hold|read|write|populate|trap|hang PATH ...")
     exit(2)
 }
 let path = arguments[2]
@@ -180,6 +181,9 @@ do {
         say(try populate(saves: arguments.count > 3 ? UInt64(arguments[3]) ?? 0 : 0))
     case "trap":
         fatalError("trap on request")
+    case "hang":
+        let parent = getppid()
+        while getppid() == parent { usleep(10_000) }   // until killed, or orphaned
     default:
         say("unknown command \(arguments[1])")
         exit(2)

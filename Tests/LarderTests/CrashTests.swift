@@ -60,4 +60,10 @@ import SpeedSupport
         #expect(Worker.ending(of: process).contains("Fatal error: trap on request"))
         withKnownIssue { Worker.expectKilled(process, "a trapping worker") }
     }
+
+    /// A worker that hangs is killed at its deadline and said to have timed out, so that a
+    /// damaged store that stalls its reader fails a test instead of stalling the suite.
+    @Test func aWorkerThatHangsTimesOut() throws {
+        #expect(try Worker.run(["hang", "unused"], timeout: 0.5).hasPrefix("timed out after"))
+    }
 }

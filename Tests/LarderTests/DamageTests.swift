@@ -31,16 +31,33 @@ import SpeedSupport
     }
 
     /// Opens and verifies a damaged copy in the worker, with a deadline: the answer must be
-    /// problems or an error, never "healthy", a signal or a hang.
-    private func expectDamageReported(_ directory: TemporaryDirectory, _ what: String) throws {
+    /// "healthy", problems or an error, never a signal or a hang.
+    @discardableResult
+    private func expectAnswer(_ directory: TemporaryDirectory, _ what: String) throws -> String {
         let result = try Worker.run(["verify", directory.path], timeout: Self.verifyTimeout)
-        #expect(result.hasPrefix("problems ") || result.hasPrefix("error "), "\(what): \(result)")
+        #expect(["healthy", "problems ", "error "].contains { result.hasPrefix($0) }, "\(what): \(result)")
+        return result
+    }
+
+    /// As ``expectAnswer(_:_:)``, and the answer must report the damage: not "healthy".
+    private func expectDamageReported(_ directory: TemporaryDirectory, _ what: String) throws {
+        #expect(try expectAnswer(directory, what) != "healthy", "\(what): not reported")
     }
 
     private func copy(_ directory: TemporaryDirectory) throws -> TemporaryDirectory {
         let copy = TemporaryDirectory("damaged")
         try FileManager.default.copyItem(atPath: directory.path, toPath: copy.path)
         return copy
+    }
+
+    /// A copy of `original` whose `file` is `contents` with `bit` of byte `offset` flipped.
+    private func copy(_ original: TemporaryDirectory, flipping bit: UInt8, at offset: Int, of file: String,
+                      contents: Data) throws -> TemporaryDirectory {
+        let damaged = try copy(original)
+        var bytes = contents
+        bytes[offset] ^= 1 << bit
+        try bytes.write(to: URL(fileURLWithPath: damaged.file(file)))
+        return damaged
     }
 
     /// Where in `file` the stored values of its table lie: each value read through the backend
@@ -77,44 +94,42 @@ import SpeedSupport
         }
     }
 
-    @Test func bitFlipsInStoredValuesOfEveryFileAreReported() throws {
+    /// Calls `body` with a populated store, each of its files and the file's bytes, and a
+    /// generator seeded with `seed`.
+    private func forEachFile(seed: UInt64,
+                             _ body: (TemporaryDirectory, String, Data, inout SplitMix) throws -> Void) throws {
         let original = try makeStore()
-        let seed: UInt64 = 7
         var generator = SplitMix(seed: seed)
         for file in try tableFiles(of: original) {
-            let contents = try #require(FileManager.default.contents(atPath: original.file(file)))
+            try body(original, file, try #require(FileManager.default.contents(atPath: original.file(file))), &generator)
+        }
+    }
+
+    @Test func bitFlipsInStoredValuesOfEveryFileAreReported() throws {
+        let seed: UInt64 = 7
+        try forEachFile(seed: seed) { original, file, contents, generator in
             let ranges = try valueRanges(of: file, in: original, contents: contents)
             #expect(!ranges.isEmpty, "\(file): no stored value found in the file")
             for _ in 0 ..< 8 {
                 guard let range = ranges.randomElement(using: &generator) else { break }
-                let damaged = try copy(original)
-                var bytes = contents
                 let offset = Int.random(in: range, using: &generator)
                 let bit = UInt8.random(in: 0 ... 7, using: &generator)
-                bytes[offset] ^= 1 << bit
-                try bytes.write(to: URL(fileURLWithPath: damaged.file(file)))
+                let damaged = try copy(original, flipping: bit, at: offset, of: file, contents: contents)
                 try expectDamageReported(damaged, "seed \(seed): \(file) byte \(offset) bit \(bit) (value at \(range))")
             }
         }
     }
 
     @Test func bitFlipsAnywhereGiveAnswersNotCrashes() throws {
-        let original = try makeStore()
         let seed: UInt64 = 8
-        var generator = SplitMix(seed: seed)
-        for file in try tableFiles(of: original) {
-            let contents = try #require(FileManager.default.contents(atPath: original.file(file)))
+        try forEachFile(seed: seed) { original, file, contents, generator in
             for _ in 0 ..< 4 {
-                let damaged = try copy(original)
-                var bytes = contents
                 // Anywhere: the header, the bucket array, record headers, keys, free space.
-                let offset = Int.random(in: 0 ..< bytes.count, using: &generator)
-                bytes[offset] ^= 1 << UInt8.random(in: 0 ... 7, using: &generator)
-                try bytes.write(to: URL(fileURLWithPath: damaged.file(file)))
+                let offset = Int.random(in: 0 ..< contents.count, using: &generator)
+                let bit = UInt8.random(in: 0 ... 7, using: &generator)
+                let damaged = try copy(original, flipping: bit, at: offset, of: file, contents: contents)
                 // A flip in free space or padding harms nothing: "healthy" is a right answer here.
-                let result = try Worker.run(["verify", damaged.path], timeout: Self.verifyTimeout)
-                #expect(result == "healthy" || result.hasPrefix("problems ") || result.hasPrefix("error "),
-                        "seed \(seed): \(file) byte \(offset): \(result)")
+                try expectAnswer(damaged, "seed \(seed): \(file) byte \(offset) bit \(bit)")
             }
         }
     }
@@ -172,8 +187,7 @@ import SpeedSupport
                     // An empty file is what a kill leaves while Tokyo Cabinet creates a table's
                     // file, so it opens as an empty table: only a loss others refer to (objects,
                     // the index) can be told, not a lost counter or named buffer.
-                    let result = try Worker.run(["verify", damaged.path], timeout: Self.verifyTimeout)
-                    #expect(["healthy", "problems ", "error "].contains { result.hasPrefix($0) }, "\(what): \(result)")
+                    try expectAnswer(damaged, what)
                 } else {
                     try expectDamageReported(damaged, what)
                 }

@@ -68,7 +68,7 @@ enum Worker {
         process.waitUntilExit()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if timedOut { return "timed out after \(Int(timeout)) s: \(text)" }
+        if timedOut { return "timed out after \(timeout) s: \(text)" }
         if process.terminationReason != .exit { return "died of \(ending(of: process)); printed: \(text)" }
         return text
     }
