@@ -30,7 +30,7 @@ public final class TokyoCabinetBackend: Backend {
     /// (which replays the journal) brings the files and memory back in step.
     private var needsRecovery = false
     /// Fails a chosen file operation (tests only).
-    internal var faultInjector: FaultInjector?
+    package var faultInjector: FaultInjector?
 
     /// The table whose file locks the whole directory.
     static let lockTable = "_store"
