@@ -181,4 +181,56 @@ import Testing
         let reopened = try Store(path: directory.path, configuration: configuration)
         #expect(reopened.encryptionRecord?.iterations == 1_500)
     }
+
+    // "Migration. ... to encrypt an existing store completely, open it with the key and call
+    // rekey(to:) with the same passphrase": from then on only encrypted records are accepted.
+
+    @Test func rekeyingAMigratedStoreWithItsOwnPassphraseRefusesPlaintextFromThenOn() throws {
+        let directory = TemporaryDirectory("readme")
+        do {
+            let store = try directory.openStore()
+            try insertLibrary(into: store, songs: 10, perPlaylist: 5)
+            try store.close()
+        }
+        var configuration = Store.Configuration(encryptionKey: "the key")
+        configuration.keyDerivationIterations = 1_000
+        do {
+            let store = try Store(path: directory.path, configuration: configuration)
+            try store.register(Song.self)
+            try store.register(Playlist.self)
+            try store.rekey(to: "the key")
+            var content = DataBuffer()
+            content.write("forged title")
+            content.write(UInt32(0))
+            try RawRecords(store, "Song").write([3: RawRecords.sealed(content, rowID: 3)])
+            try store.close()
+        }
+        let store = try Store(path: directory.path, configuration: configuration)
+        try store.register(Song.self)
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 3)) { _ = try store.object(of: Song.self, rowID: 3) }
+        #expect(try store.object(of: Song.self, rowID: 4)?.title == "Song 4")
+        #expect(try RawRecords(store, "Song").all().filter { $0.key != 3 }.values.allSatisfy { $0[0] == RecordEnvelope.encryptedFormat })
+    }
+
+    // "Checking. store.verify() reads every record ... It changes nothing."
+
+    @Test func verifyChangesNoByteOfTheStoreEvenWhenItFindsDamage() throws {
+        let directory = TemporaryDirectory("readme")
+        let store = try makeIndexedStore(directory)
+        try store.register(Song.self)
+        try store.register(Playlist.self)
+        try insertLibrary(into: store, songs: 10, perPlaylist: 5)
+        try RawRecords(store, "Song").write([4: [RecordEnvelope.checkedFormat, 1, 0, 0]])
+        let before = try files(of: directory)
+        let report = try store.verify()
+        #expect(report.problems.contains(.corruptRecord(class: "Song", rowID: 4)), "\(report.problems)")
+        #expect(!store.hasUnsavedChanges)
+        let after = try files(of: directory)
+        #expect(after.filter { before[$0.key] != nil } == before)
+        // Broken today: verify() opens every table for writing, which creates the file of a
+        // table that has none (here `_names.tch`, in a store without named buffers).
+        withKnownIssue("verify() creates an empty _names.tch in a store without named buffers") {
+            #expect(after.keys.sorted() == before.keys.sorted())
+        }
+    }
 }
