@@ -137,48 +137,19 @@ import Testing
 
     @Test(arguments: Kind.allCases)
     func aFailureAtAnyFileOperationLeavesTheOldStateOrTheNew(kind: Kind) throws {
-        let untouched = try prepare(kind)
-        let old = try state(at: untouched.path)
-        let written = try prepare(kind)
-        try write(kind, at: written.path, failing: nil)
-        let new = try state(at: written.path)
-        #expect(old != new)
-        for state in [old, new] {
+        let sweep = try FaultSweep(
+            prepare: { try prepare(kind) },
+            write: { try write(kind, at: $0.path, failing: $1) },
+            state: { try state(at: $0.path) }
+        ).run()
+        #expect(sweep.old != sweep.new)
+        for state in [sweep.old, sweep.new] {
             #expect(state.filter { $0.hasPrefix("inconsistent") }.allSatisfy { $0 == "inconsistent indexes []" }, "\(state)")
         }
-
-        var failingOperation = 1
-        var failures = 0
-        while true {
-            let temporary = try prepare(kind)
-            let injector = FaultInjector(failingOperation: failingOperation)
-            var failure: (any Error)?
-            do {
-                try write(kind, at: temporary.path, failing: injector)
-            } catch {
-                failure = error
-            }
-            guard injector.fired else {
-                #expect(failure == nil)
-                break
-            }
-            let after = try state(at: temporary.path)
-            if let failure {
-                failures += 1
-                #expect(failure is StoreError, "operation \(failingOperation): \(failure)")
-                #expect(after == old || after == new, "operation \(failingOperation): \(after)")
-                if after == old {
-                    try write(kind, at: temporary.path, failing: nil)
-                    #expect(try state(at: temporary.path) == new, "retry after operation \(failingOperation)")
-                }
-            } else {
-                // Past the commit point the write is rolled forward: it must be there whole.
-                #expect(after == new, "operation \(failingOperation): \(after)")
-            }
-            failingOperation += 1
-        }
-        #expect(failingOperation > 5, "the write performed too few operations to test")
-        #expect(failures > 0)
-        print("fault injection (\(kind)): \(failingOperation - 1) operations, \(failures) failed")
+        #expect(sweep.violations == [])
+        let failures = sweep.outcomes.compactMap(\.failure)
+        #expect(failures.allSatisfy { $0 is StoreError }, "\(failures)")
+        #expect(sweep.outcomes.count > 5 && !failures.isEmpty, "the write performed too few operations to test")
+        print("fault injection (\(kind)): \(sweep.outcomes.count) operations, \(failures.count) failed")
     }
 }

@@ -17,6 +17,15 @@ import Testing
         return files
     }
 
+    /// A closed store of 10 songs in 2 playlists.
+    private func closedLibrary() throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory("readme")
+        let store = try directory.openStore()
+        try insertLibrary(into: store, songs: 10, perPlaylist: 5)
+        try store.close()
+        return directory
+    }
+
     /// Flips a bit of the byte `offset` bytes from the start of the one occurrence of `marker`
     /// in `file`, as damage on the disk would.
     private func flipByte(in file: String, at offset: Int, from marker: String) throws {
@@ -35,10 +44,9 @@ import Testing
     // not decode."
 
     @Test func aNamedBufferDamagedOnDiskIsATypedErrorThatVerifyReports() throws {
-        let directory = TemporaryDirectory("readme")
+        let directory = try closedLibrary()
         do {
             let store = try directory.openStore()
-            try insertLibrary(into: store, songs: 10, perPlaylist: 5)
             var bookmark = DataBuffer()
             bookmark.write("a bookmark that will be damaged")
             try store.setDataBuffer(bookmark, forName: "bookmark")
@@ -69,12 +77,7 @@ import Testing
     /// disk (in the byte after the key: the envelope's version byte, which the checksum covers).
     @Test(arguments: ["class/Song", "format"])
     func aMetadataRecordDamagedOnDiskIsATypedErrorAndChangesNothing(key: String) throws {
-        let directory = TemporaryDirectory("readme")
-        do {
-            let store = try directory.openStore()
-            try insertLibrary(into: store, songs: 10, perPlaylist: 5)
-            try store.close()
-        }
+        let directory = try closedLibrary()
         try flipByte(in: directory.file("_store.tch"), at: key.utf8.count + 1, from: key)
         let damaged = try files(of: directory)
 
@@ -92,12 +95,7 @@ import Testing
     }
 
     @Test func aStoreOfANewerFormatIsRefusedAndLeftAlone() throws {
-        let directory = TemporaryDirectory("readme")
-        do {
-            let store = try directory.openStore()
-            try insertLibrary(into: store, songs: 10, perPlaylist: 5)
-            try store.close()
-        }
+        let directory = try closedLibrary()
         do {
             let backend = try TokyoCabinetBackend(path: directory.path)
             var format = DataBuffer()
@@ -186,12 +184,7 @@ import Testing
     // rekey(to:) with the same passphrase": from then on only encrypted records are accepted.
 
     @Test func rekeyingAMigratedStoreWithItsOwnPassphraseRefusesPlaintextFromThenOn() throws {
-        let directory = TemporaryDirectory("readme")
-        do {
-            let store = try directory.openStore()
-            try insertLibrary(into: store, songs: 10, perPlaylist: 5)
-            try store.close()
-        }
+        let directory = try closedLibrary()
         var configuration = Store.Configuration(encryptionKey: "the key")
         configuration.keyDerivationIterations = 1_000
         do {

@@ -14,6 +14,11 @@ final class RenamedAttributeNote: StoredObject {
     nonisolated(unsafe) static var attribute = "old"
     @Stored var body = ""
 
+    convenience init(_ body: String) {
+        self.init()
+        self.body = body
+    }
+
     override func writeContent(to buffer: inout DataBuffer) { buffer.write(body) }
     override func readContent(from buffer: inout DataBuffer, in store: Store) throws { body = try buffer.readString() }
     override func indexedText() -> [String: String] { [Self.attribute: body] }
@@ -61,11 +66,7 @@ final class RenamedAttributeNote: StoredObject {
         if kind == .rebuildTextIndex {
             RenamedAttributeNote.attribute = "old"
             try store.register(RenamedAttributeNote.self)
-            for body in ["buy milk", "call mom", "milk the cow"] {
-                let note = RenamedAttributeNote()
-                note.body = body
-                try store.insert(note)
-            }
+            for body in ["buy milk", "call mom", "milk the cow"] { try store.insert(RenamedAttributeNote(body)) }
             try store.saveChanges()
         }
         try store.close()
@@ -169,49 +170,21 @@ final class RenamedAttributeNote: StoredObject {
 
     @Test(arguments: Kind.allCases)
     func aFailureAtAnyFileOperationLeavesTheOldStateOrTheNew(kind: Kind) throws {
-        let untouched = TemporaryDirectory("write-kind-old")
-        try prepare(kind, in: untouched)
-        let old = try state(kind, of: untouched)
-        let written = TemporaryDirectory("write-kind-new")
-        try prepare(kind, in: written)
-        try write(kind, in: written, failing: nil)
-        let new = try state(kind, of: written)
-        #expect(old != new)
-        #expect(!new.contains { $0.hasPrefix("problem") }, "\(new)")
-
-        var failingOperation = 1
-        var failures = 0
-        while true {
-            let directory = TemporaryDirectory("write-kind-fault")
-            try prepare(kind, in: directory)
-            let injector = FaultInjector(failingOperation: failingOperation)
-            var failure: (any Error)?
-            do {
-                try write(kind, in: directory, failing: injector)
-            } catch {
-                failure = error
-            }
-            guard injector.fired else {
-                #expect(failure == nil)
-                break
-            }
-            let after = try state(kind, of: directory)
-            if let failure {
-                failures += 1
-                #expect(failure is StoreError, "operation \(failingOperation): \(failure)")
-                #expect(after == old || after == new, "operation \(failingOperation): \(after)")
-                if after == old {
-                    try write(kind, in: directory, failing: nil)
-                    #expect(try state(kind, of: directory) == new, "retry after operation \(failingOperation)")
-                }
-            } else {
-                // Past the commit point the write is rolled forward: it must be there whole.
-                #expect(after == new, "operation \(failingOperation): \(after)")
-            }
-            failingOperation += 1
-        }
-        #expect(failingOperation > 5, "the write performed too few operations to test")
-        #expect(failures > 0)
-        print("fault injection (\(kind)): \(failingOperation - 1) operations, \(failures) failed")
+        let sweep = try FaultSweep(
+            prepare: {
+                let directory = TemporaryDirectory("write-kind")
+                try prepare(kind, in: directory)
+                return directory
+            },
+            write: { try write(kind, in: $0, failing: $1) },
+            state: { try state(kind, of: $0) }
+        ).run()
+        #expect(sweep.old != sweep.new)
+        #expect(!sweep.new.contains { $0.hasPrefix("problem") }, "\(sweep.new)")
+        #expect(sweep.violations == [])
+        let failures = sweep.outcomes.compactMap(\.failure)
+        #expect(failures.allSatisfy { $0 is StoreError }, "\(failures)")
+        #expect(sweep.outcomes.count > 5 && !failures.isEmpty, "the write performed too few operations to test")
+        print("fault injection (\(kind)): \(sweep.outcomes.count) operations, \(failures.count) failed")
     }
 }
