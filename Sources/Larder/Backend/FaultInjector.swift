@@ -2,20 +2,20 @@
 // prove that a failure at any point of a save leaves the store consistent.
 
 /// Fails one chosen file operation of a backend (for tests).
-internal final class FaultInjector {
+package final class FaultInjector {
     /// The 1-based number of the operation to fail.
-    let failingOperation: Int
+    package let failingOperation: Int
     /// How many operations were counted so far.
-    private(set) var count = 0
+    package private(set) var count = 0
     /// Whether the fault was injected.
-    var fired: Bool { count >= failingOperation }
+    package var fired: Bool { count >= failingOperation }
 
-    init(failingOperation: Int) {
+    package init(failingOperation: Int) {
         self.failingOperation = failingOperation
     }
 
     /// Counts an operation and throws an I/O failure if it is the chosen one.
-    func check(_ operation: String, path: String) throws {
+    package func check(_ operation: String, path: String) throws {
         count += 1
         if count == failingOperation {
             throw StoreError.ioFailure(path: path, operation: operation, reason: "injected fault")

@@ -32,7 +32,7 @@ public final class TokyoCabinetBackend: Backend {
     /// Files whose undo log was created and synced into the directory since they were opened.
     private var filesWithDurableUndoLog: Set<String> = []
     /// Fails a chosen file operation (tests only).
-    internal var faultInjector: FaultInjector?
+    package var faultInjector: FaultInjector?
 
     /// The table whose file locks the whole directory.
     static let lockTable = "_store"
