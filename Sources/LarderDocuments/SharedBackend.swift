@@ -18,6 +18,12 @@ final class SharedBackend: @unchecked Sendable {
 
     var isReadOnly: Bool { backend.isReadOnly }
 
+    /// Fails a chosen file operation of the backend (tests only).
+    var faultInjector: FaultInjector? {
+        get { locked { backend.faultInjector } }
+        set { locked { backend.faultInjector = newValue } }
+    }
+
     private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }

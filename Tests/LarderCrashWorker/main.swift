@@ -7,6 +7,10 @@
 //   hold PATH                      open for writing, print "ready", wait for a line on stdin
 //   read PATH                      open read-only, print "read COUNT" or "error ..."
 //   write PATH                     open for writing, print "opened" or "error ..."
+//   populate PATH SAVES            make SAVES saves and write named buffers, so that every kind
+//                                  of file holds records; print "populated SAVES"
+//   trap PATH                      stop on a trap (for the test that shows its message is kept)
+//   hang PATH                      never answer (for the test that shows a deadline ends it)
 
 import Foundation
 import Larder
@@ -18,7 +22,7 @@ func say(_ line: String) {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    say("usage: LarderCrashWorker run|check|verify|hold|read|write|compact PATH ...")
+    say("usage: LarderCrashWorker run|check|verify|hold|read|write|populate|trap|hang|compact PATH ...")
     exit(2)
 }
 let path = arguments[2]
@@ -81,6 +85,23 @@ func run() throws {
         let number = try saveOnce(store, counter: counter)
         acks.write(Data("\(number)\n".utf8))
     }
+}
+
+/// Makes `saves` saves and a named buffer for every tenth, then closes the store.
+func populate(saves: UInt64) throws -> String {
+    let store = try openStore()
+    let counter = CrashCounter()
+    try store.insert(counter)
+    for _ in 0 ..< saves {
+        let number = try saveOnce(store, counter: counter)
+        guard number % 10 == 0 else { continue }
+        var note = DataBuffer()
+        note.write("notes taken at save \(number), long enough to find in the file")
+        note.write(number)
+        try store.setDataBuffer(note, forName: "note \(number)")
+    }
+    try store.close()
+    return "populated \(saves)"
 }
 
 /// Checks the invariant; returns the number of the last save in the store.
@@ -156,6 +177,13 @@ do {
     case "write":
         _ = try openStore()
         say("opened")
+    case "populate":
+        say(try populate(saves: arguments.count > 3 ? UInt64(arguments[3]) ?? 0 : 0))
+    case "trap":
+        fatalError("trap on request")
+    case "hang":
+        let parent = getppid()
+        while getppid() == parent { usleep(10_000) }   // until killed, or orphaned
     case "compact":
         // Compacts the store again and again until killed (the compaction crash test).
         let store = try openStore()
@@ -167,5 +195,7 @@ do {
     }
 } catch {
     say("error \(error)")
+    // Also where the parent looks when a worker it meant to kill ended by itself.
+    FileHandle.standardError.write(Data("error \(error)\n".utf8))
     exit(3)
 }

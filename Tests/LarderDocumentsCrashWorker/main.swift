@@ -60,5 +60,7 @@ do {
     }
 } catch {
     print("error: \(error)")
+    // Also where the parent looks when a worker it meant to kill ended by itself.
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
     exit(1)
 }

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import Larder
 @testable import LarderDocuments
+import SpeedSupport
 
 @Suite struct JSONTests {
     /// One value of each kind, listed in ascending total order.
@@ -85,8 +86,9 @@ import Larder
         #expect(throws: JSONBinary.DecodingFailure.self) { try JSONBinary.decode(bytes + [0]) }
         #expect(throws: JSONBinary.DecodingFailure.self) { try JSONBinary.decode([99]) }
         #expect(throws: JSONBinary.DecodingFailure.self) { try JSONBinary.decode(Array(repeating: JSONBinary.array, count: 600) + [1]) }
-        // Any byte string decodes or throws, never crashes.
-        var generator = SystemRandomNumberGenerator()
+        // Any byte string decodes or throws, never crashes (a crash ends the run: the seed
+        // replays it).
+        var generator = SplitMix(seed: 2_000)
         for _ in 0 ..< 2_000 {
             var mutated = bytes
             mutated[Int.random(in: 0 ..< mutated.count, using: &generator)] = UInt8.random(in: 0 ... 255, using: &generator)

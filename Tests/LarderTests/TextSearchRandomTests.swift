@@ -105,7 +105,8 @@ private struct ReferenceQuery {
 
     @Test func searchesAgreeWithABruteForceFilterAcrossSaves() throws {
         let directory = TemporaryDirectory("fts-random")
-        var generator = SplitMix(seed: 6)
+        let seed: UInt64 = 6
+        var generator = SplitMix(seed: seed)
         var store = try Store(path: directory.path)
         try store.register(IndexedSong.self)
         for _ in 0 ..< 300 { try store.insert(IndexedSong(randomTitle(&generator))) }
@@ -130,7 +131,7 @@ private struct ReferenceQuery {
                 let query = randomQuery(&generator)
                 let expected = all.filter { query.matches($0.title) }.map(\.rowID)
                 let found = try store.titleMatches(query.text)
-                #expect(found == expected, "round \(round): \(query.text)")
+                #expect(found == expected, "seed \(seed) round \(round): \(query.text)")
                 checkedMatches += expected.count
             }
         }
@@ -163,7 +164,8 @@ private struct ReferenceQuery {
     @Test func randomQueryStringsParseOrThrowTheirError() throws {
         let directory = TemporaryDirectory("fts-fuzz")
         let store = try makeIndexedStore(directory)
-        var generator = SplitMix(seed: 66)
+        let seed: UInt64 = 66
+        var generator = SplitMix(seed: seed)
         let pieces = ["a", "blue", " ", "  ", "&&", "||", "!!", "&", "|", "!", "[[", "]]", "[", "]", "*", "\"", "é",
                       "-", "\u{301}", "\t", "東", "🎷"]
         var parsed = 0, rejected = 0
@@ -174,7 +176,7 @@ private struct ReferenceQuery {
                 _ = try store.titleMatches(query)
                 parsed += 1
             } catch let error as SearchQueryError {
-                #expect(error.position >= 0 && error.position <= query.count, "'\(query)': \(error)")
+                #expect(error.position >= 0 && error.position <= query.count, "seed \(seed): '\(query)': \(error)")
                 rejected += 1
             }
         }

@@ -1,11 +1,13 @@
-// Verification of a class's full-text index: every record opens and decodes, the row texts are
-// the objects' indexed texts, and the postings and vocabulary are exactly what those texts give.
+// Verification of a class's full-text index: its registry record and every record open and
+// decode, the row texts are the objects' indexed texts, and the postings and vocabulary are
+// exactly what those texts give.
 
 extension Store {
     /// The problems of `index`, given the normalized indexed text of every object of its class.
     internal func verify(_ index: TextIndex, objectTexts: [UInt64: RowText]) -> [VerificationReport.Problem] {
         var problems: [String] = []
         do {
+            try checkRegistryRecord(of: index)
             var rowTexts: [UInt64: RowText] = [:]
             try index.forEachRow(in: self) { rowID, text in rowTexts[rowID] = text }
             for (rowID, text) in rowTexts where objectTexts[rowID] != text {
@@ -57,6 +59,25 @@ extension Store {
             problems.append("\(error)")
         }
         return problems.prefix(20).map { .textIndexMismatch(class: index.className, reason: $0) }
+    }
+
+    /// Checks the index's record in the metadata table: it opens and its format is one this
+    /// version reads. (Elsewhere the record is only looked up, so damage to it would go unseen.)
+    private func checkRegistryRecord(of index: TextIndex) throws {
+        let key = TextIndex.registryKey(for: index.className)
+        try backend.withValue(forKey: key, in: Self.metadataTable) { value in
+            guard let value else {
+                throw StoreError.corruptTextIndex(class: index.className, reason: "its registry record is missing")
+            }
+            // Written unsealed (no cipher) in every store.
+            var buffer = try key.withUnsafeBytes { key in
+                try index.open(value, key: key, scope: 0, cipher: nil, what: "registry")
+            }
+            let format = try index.decode("the registry record") { try buffer.readVarInt() }
+            guard format <= TextIndex.formatVersion else {
+                throw StoreError.corruptTextIndex(class: index.className, reason: "its format \(format) is newer than this version's")
+            }
+        }
     }
 
     /// Every posting record: its rows per attribute, token ID and chunk ID.

@@ -10,7 +10,8 @@ internal final class BTreeDatabase {
     let path: String
     private var handle: UnsafeMutablePointer<TCBDB>?
 
-    init(path: String, readOnly: Bool) throws {
+    /// Opens the file at `path`; `syncsTransactions` as for ``HashDatabase`` (`BDBOTSYNC`).
+    init(path: String, readOnly: Bool, syncsTransactions: Bool = false) throws {
         self.path = path
         guard let handle = tcbdbnew() else {
             throw StoreError.cannotOpen(path: path, reason: "out of memory")
@@ -22,7 +23,8 @@ internal final class BTreeDatabase {
         _ = tcbdbsetcache(handle, 8_192, 1_024)
         _ = tcbdbsetxmsiz(handle, 64 << 20)
         // BDBOLCKNB: fail at once on a file another process holds; never BDBONOLCK.
-        let mode = readOnly ? Int32(BDBOREADER | BDBOLCKNB) : Int32(BDBOWRITER | BDBOCREAT | BDBOLCKNB)
+        var mode = readOnly ? Int32(BDBOREADER | BDBOLCKNB) : Int32(BDBOWRITER | BDBOCREAT | BDBOLCKNB)
+        if syncsTransactions && !readOnly { mode |= Int32(BDBOTSYNC) }
         guard tcbdbopen(handle, path, mode) else {
             let code = tcbdbecode(handle)
             tcbdbdel(handle)

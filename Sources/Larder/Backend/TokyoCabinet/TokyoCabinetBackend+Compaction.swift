@@ -52,10 +52,7 @@ extension TokyoCabinetBackend {
             for table in tables {
                 if let copy = try writeCopy(of: table) { lockCopy = copy }
             }
-            for (table, database) in databases where table != Self.lockTable {
-                databases[table] = nil
-                try database.close()
-            }
+            try closeEveryFileButTheLockFile()
             try injectFault("write compaction plan", compactionPlanPath)
             try FileIO.write(CompactionPlan.encode(tables), to: compactionPlanPath, sync: true)
             try injectFault("sync directory", path)
@@ -85,10 +82,7 @@ extension TokyoCabinetBackend {
             if tables.contains(Self.lockTable), FileIO.exists(compactionCopyPath(for: Self.lockTable)) {
                 lockCopy = try openFile(for: Self.lockTable, at: compactionCopyPath(for: Self.lockTable), readOnly: false)
             }
-            for (table, database) in databases where table != Self.lockTable {
-                databases[table] = nil
-                try database.close()
-            }
+            try closeEveryFileButTheLockFile()
             try swapInCopies(of: tables, lockCopy: lockCopy)
         } else if FileIO.exists(compactionPlanPath) {
             try FileIO.remove(compactionPlanPath)
@@ -164,6 +158,16 @@ extension TokyoCabinetBackend {
         }
     }
 
+    /// Closes every open file but the lock file (closing a file removes its undo log: a file
+    /// opened again makes a new one, whose name the directory must hold durably again).
+    private func closeEveryFileButTheLockFile() throws {
+        for (table, database) in databases where table != Self.lockTable {
+            databases[table] = nil
+            filesWithDurableUndoLog.remove(database.path)
+            try database.close()
+        }
+    }
+
     /// Renames each table's copy (if it is still there) over its file, the lock table last,
     /// then syncs the directory and removes the plan.
     private func swapInCopies(of tables: [String], lockCopy: (any TableDatabase)?) throws {
@@ -180,6 +184,8 @@ extension TokyoCabinetBackend {
                 try lockCopy.tradeNames(with: oldLock)
                 databases[Self.retiredLockFile] = oldLock
             }
+            // The fresh lock file makes its undo log anew.
+            filesWithDurableUndoLog.remove(lockCopy.path)
             databases[Self.lockTable] = lockCopy
         }
         try injectFault("sync directory", path)

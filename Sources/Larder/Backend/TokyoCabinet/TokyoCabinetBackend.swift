@@ -29,8 +29,10 @@ public final class TokyoCabinetBackend: Backend {
     /// Set when a batch passed its commit point but could not be finished: only reopening
     /// (which replays the journal) brings the files and memory back in step.
     var needsRecovery = false
+    /// Files whose undo log was created and synced into the directory since they were opened.
+    var filesWithDurableUndoLog: Set<String> = []
     /// Fails a chosen file operation (tests only).
-    internal var faultInjector: FaultInjector?
+    package var faultInjector: FaultInjector?
 
     /// The table whose file locks the whole directory.
     static let lockTable = "_store"
@@ -276,8 +278,18 @@ public final class TokyoCabinetBackend: Backend {
         do {
             try applyToFiles(batch)
         } catch let failure as ApplyFailure where !failure.committedAny {
-            // No file has the batch; a journal that cannot be removed would replay it on open.
-            do { try FileIO.remove(journalPath) } catch { needsRecovery = true }
+            // No file has the batch. Its journal must be gone for good before the save throws:
+            // one that a power cut brings back (its unlink not yet durable) or that cannot be
+            // removed would apply the failed save at the next open.
+            do {
+                try FileIO.remove(journalPath)
+                if sync {
+                    try injectFault("sync directory", path)
+                    try FileIO.syncDirectory(path)
+                }
+            } catch {
+                needsRecovery = true
+            }
             throw failure.error
         } catch {
             try rollForward(batch)
@@ -289,7 +301,9 @@ public final class TokyoCabinetBackend: Backend {
                 try rollForward(batch)
             }
         }
-        // A journal left behind is harmless: replaying it on open rewrites the same values.
+        // A journal left behind (or brought back by a power cut: its unlink is not synced) is
+        // harmless: it is this save's, the last one, and replaying it rewrites the same values.
+        // The next save's journal replaces it, and is synced into the directory first.
         try? injectFault("remove journal", journalPath)
         try? FileIO.remove(journalPath)
     }
@@ -328,6 +342,7 @@ public final class TokyoCabinetBackend: Backend {
                 try database.beginTransaction()
                 open.append(database)
             }
+            try makeUndoLogsDurable(of: open)
             for (table, database) in zip(batch.tables, open) {
                 try batch.forEachOperation(in: table) { kind, key, value in
                     switch kind {
@@ -352,8 +367,12 @@ public final class TokyoCabinetBackend: Backend {
                 try injectFault("commit", database.path)
                 try database.commit()
             } catch {
+                // Tokyo Cabinet ends a transaction whose commit fails: the file may hold the
+                // batch or part of it, and an abort undoes nothing (it only ends a transaction
+                // a failure before Tokyo Cabinet's commit left open). Only a roll-forward from
+                // the journal is safe, even for the first file.
                 open[index...].forEach { $0.abort() }
-                throw ApplyFailure(error: error, committedAny: index > 0)
+                throw ApplyFailure(error: error, committedAny: true)
             }
         }
     }
@@ -369,13 +388,38 @@ public final class TokyoCabinetBackend: Backend {
         }
     }
 
+    /// Syncs the batch's files, then their undo logs: Tokyo Cabinet empties a file's log at
+    /// commit without syncing it, and a log a power cut brings back would undo the commit at
+    /// the next open after the journal that redoes it is gone.
     private func syncFiles(of batch: WriteBatch) throws {
         for table in batch.tables {
             guard let database = try database(for: table) else { continue }
             try injectFault("sync", database.path)
             try database.sync()
+            let undoLog = Self.undoLogPath(of: database.path)
+            if FileIO.exists(undoLog) {
+                try injectFault("sync undo log", undoLog)
+                try FileIO.syncFile(undoLog)
+            }
         }
     }
+
+    /// With `.full` durability, syncs the directory once after a file's first transaction
+    /// created its undo log (`<file>.wal`, which Tokyo Cabinet creates without syncing the
+    /// directory), before any byte of the file changes: a log whose name a power cut loses
+    /// cannot restore the file.
+    private func makeUndoLogsDurable(of databases: [any TableDatabase]) throws {
+        guard configuration.durability == .full else { return }
+        let newLogs = databases.map(\.path).filter { !filesWithDurableUndoLog.contains($0) }
+        guard !newLogs.isEmpty else { return }
+        try injectFault("sync directory", path)
+        try FileIO.syncDirectory(path)
+        filesWithDurableUndoLog.formUnion(newLogs)
+    }
+
+    /// Tokyo Cabinet's undo log of the database file at `path`, present while it is open for
+    /// writing after its first transaction.
+    static func undoLogPath(of path: String) -> String { path + ".wal" }
 
     /// Opens the lock table, waiting for another process up to the configured timeout.
     private func lockStore() throws {
@@ -431,10 +475,17 @@ public final class TokyoCabinetBackend: Backend {
         return database
     }
 
+    /// Opens a table's file. With `.full` durability Tokyo Cabinet syncs its own undo log before
+    /// it changes a byte of the file: the commit journal can replay a batch's puts, but only
+    /// into a file whose structure is whole, and a power cut inside a commit would otherwise
+    /// leave bucket chains and free-block lists half-written (`invalid record header`).
     func openFile(for table: String, at filePath: String, readOnly: Bool) throws -> any TableDatabase {
-        if Self.isOrderedTable(table) { return try BTreeDatabase(path: filePath, readOnly: readOnly) }
+        let syncs = configuration.durability == .full
+        if Self.isOrderedTable(table) {
+            return try BTreeDatabase(path: filePath, readOnly: readOnly, syncsTransactions: syncs)
+        }
         let tuning: HashDatabase.Tuning = table.hasPrefix("_") ? .smallFile : .classFile
-        return try HashDatabase(path: filePath, tuning: tuning, readOnly: readOnly)
+        return try HashDatabase(path: filePath, tuning: tuning, readOnly: readOnly, syncsTransactions: syncs)
     }
 
     /// Removes files a process killed while creating a database file left behind (the writer
