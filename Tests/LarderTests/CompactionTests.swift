@@ -185,48 +185,55 @@ import SpeedSupport
     }
 
     @Test func aFailureAtAnyStepOfACompactionLeavesTheStoreWhole() throws {
-        var failingOperation = 1
-        var sawFailure = 0, sawRecovery = 0
-        while true {
-            let directory = TemporaryDirectory("compact-fault")
-            let store = try directory.openStore()
-            try insertLibrary(into: store, songs: 30, perPlaylist: 10)
-            var buffer = DataBuffer()
-            buffer.write("kept")
-            try store.setDataBuffer(buffer, forName: "note")
-            try store.delete(try #require(try store.object(of: Song.self, rowID: 3)))
-            try store.saveChanges()
-            let expected = try store.allObjects(of: Song.self).map(\.title).sorted()
-            let backend = try #require(store.backend as? TokyoCabinetBackend)
-            let injector = FaultInjector(failingOperation: failingOperation)
-            backend.faultInjector = injector
-            var threw = false
-            do { try store.compact() } catch { threw = true }
-            backend.faultInjector = nil
-            guard injector.fired else {
-                #expect(!threw)
+        var failuresPastTheCommitPoint = 0
+        let sweep = try FaultSweep(
+            prepare: {
+                let directory = TemporaryDirectory("compact-fault")
+                let store = try directory.openStore()
+                try insertLibrary(into: store, songs: 30, perPlaylist: 10)
+                var buffer = DataBuffer()
+                buffer.write("kept")
+                try store.setDataBuffer(buffer, forName: "note")
+                try store.delete(try #require(try store.object(of: Song.self, rowID: 3)))
+                try store.saveChanges()
                 try store.close()
-                break
+                return directory
+            },
+            write: { directory, injector in
+                let store = try directory.openStore()
+                defer { try? store.close() }
+                let backend = try #require(store.backend as? TokyoCabinetBackend)
+                backend.faultInjector = injector
+                do {
+                    try store.compact()
+                } catch {
+                    if FileManager.default.fileExists(atPath: backend.compactionPlanPath) { failuresPastTheCommitPoint += 1 }
+                    throw error
+                }
+            },
+            state: { directory in
+                // The next open finishes or undoes the compaction; the store is whole either way.
+                let store = try directory.openStore()
+                var lines = try store.allObjects(of: Song.self).map(\.title).sorted()
+                var note = try #require(try store.dataBuffer(forName: "note"))
+                lines.append("note \(try note.readString())")
+                lines += try store.verify().problems.map { "problem \($0)" }
+                try store.close()
+                lines += try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                    .filter { $0.contains(TokyoCabinetBackend.compactionCopySuffix) || $0 == "_compaction" }
+                    .map { "left behind: \($0)" }
+                return lines
             }
-            #expect(threw, "operation \(failingOperation)")
-            sawFailure += 1
-            if FileManager.default.fileExists(atPath: backend.compactionPlanPath) { sawRecovery += 1 }
-            try store.close()
-            // The next open finishes or undoes the compaction; the store is whole either way.
-            let reopened = try directory.openStore()
-            #expect(try reopened.verify().isHealthy, "operation \(failingOperation)")
-            #expect(try reopened.allObjects(of: Song.self).map(\.title).sorted() == expected, "operation \(failingOperation)")
-            var note = try #require(try reopened.dataBuffer(forName: "note"))
-            #expect(try note.readString() == "kept")
-            try reopened.close()
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path)
-                .filter { $0.contains(TokyoCabinetBackend.compactionCopySuffix) || $0 == "_compaction" } == [],
-                    "operation \(failingOperation)")
-            failingOperation += 1
-        }
-        #expect(sawFailure > 20)
-        #expect(sawRecovery > 0, "no fault landed after the commit point")
-        print("compaction fault injection: \(failingOperation - 1) operations, \(sawRecovery) finished on reopen")
+        ).run()
+        // A compaction changes no record: the state before is the state after.
+        #expect(sweep.old == sweep.new)
+        #expect(!sweep.new.contains { $0.hasPrefix("problem") || $0.hasPrefix("left behind") }, "\(sweep.new)")
+        #expect(sweep.violations == [])
+        let failures = sweep.outcomes.compactMap(\.failure)
+        #expect(failures.count == sweep.outcomes.count, "a compaction that met a fault completed anyway")
+        #expect(sweep.outcomes.count > 20)
+        #expect(failuresPastTheCommitPoint > 0, "no fault landed after the commit point")
+        print("compaction fault injection: \(sweep.outcomes.count) operations, \(failuresPastTheCommitPoint) finished on reopen")
     }
 
     @Test func aTornCompactionPlanIsDiscarded() throws {
