@@ -51,7 +51,8 @@ extension DocumentStore {
     ///
     /// With `compact` (the default) the store is then compacted (``compact()``), so that no
     /// byte of the old records survives in the files' free space; without it they may linger
-    /// there until it is reused.
+    /// there until it is reused. An error thrown by that compaction comes after the rekey
+    /// itself was committed: the store is rekeyed, and ``compact()`` finishes the job.
     ///
     /// ```swift
     /// try store.rekey(to: "a new passphrase")

@@ -6,7 +6,10 @@ extension Store {
     /// swaps them in atomically (see ``TokyoCabinetBackend/compact()``): a crash at any point
     /// leaves the old files or the new ones, whole. Unsaved changes stay pending. The files
     /// shrink to what their records need, and nothing of a deleted or rekeyed record remains
-    /// in them; ``rekey(to:iterations:compact:)`` compacts by default.
+    /// in them; ``rekey(to:iterations:compact:)`` compacts by default. A failure before the
+    /// fresh files are committed leaves the old ones in use; a failure after that leaves the
+    /// store refusing writes (``StoreError/needsRecovery(path:)``) until it is reopened, which
+    /// finishes the swap.
     ///
     /// ```swift
     /// for song in oldSongs { try store.delete(song) }

@@ -34,7 +34,9 @@ extension Store {
     /// After a rekey to a key, the store accepts only encrypted records: a plaintext record
     /// slipped into a file reads as damaged. With `compact` (the default) the store is then
     /// compacted (``compact()``), so that no byte of the old records survives in the files'
-    /// free space; without it they may linger there until it is reused.
+    /// free space; without it they may linger there until it is reused. An error thrown by
+    /// that compaction comes after the rekey itself was saved: the store is rekeyed, and
+    /// ``compact()`` (or reopening, past its commit point) finishes the job.
     ///
     /// ```swift
     /// try store.rekey(to: "a new passphrase")
