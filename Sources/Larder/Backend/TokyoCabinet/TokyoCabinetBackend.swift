@@ -337,7 +337,7 @@ public final class TokyoCabinetBackend: Backend {
         var open: [any TableDatabase] = []
         do {
             for table in batch.tables {
-                guard let database = try database(for: table) else { throw StoreError.readOnly }
+                guard let database = try database(for: table, creatingFile: true) else { throw StoreError.readOnly }
                 try injectFault("begin transaction", database.path)
                 try database.beginTransaction()
                 open.append(database)
@@ -426,7 +426,7 @@ public final class TokyoCabinetBackend: Backend {
         let deadline = Date().addingTimeInterval(configuration.lockTimeout)
         while true {
             do {
-                _ = try database(for: Self.lockTable)
+                _ = try database(for: Self.lockTable, creatingFile: true)
                 if holdsCurrentLockFile() { return }
             } catch StoreError.locked(let lockedPath) {
                 guard Date() < deadline else { throw StoreError.locked(path: lockedPath) }
@@ -459,18 +459,25 @@ public final class TokyoCabinetBackend: Backend {
 
     // MARK: Files
 
-    /// The open database of `table`, opening it on first use; nil for a table with no file in
-    /// a read-only store.
-    func database(for table: String) throws -> (any TableDatabase)? {
+    /// The open database of `table`, opening it on first use; nil for a table with no file,
+    /// unless `creatingFile` (a write, or the lock) in a writable store creates it. Reads
+    /// never create a file: `verify()` and a look-up change nothing on disk.
+    func database(for table: String, creatingFile: Bool = false) throws -> (any TableDatabase)? {
         if let database = databases[table] { return database }
         guard !isClosed else { throw StoreError.closed }
         guard Self.isValidTableName(table) else { throw StoreError.invalidStorageName(table) }
         let filePath = filePath(for: table)
         if !FileIO.exists(filePath) {
-            if configuration.readOnly { return nil }
+            if configuration.readOnly || !creatingFile { return nil }
             try createFile(filePath) { try openFile(for: table, at: $0, readOnly: false).close() }
         }
+        // Tokyo Cabinet's open restores a file from an undo log a crash left, then unlinks the
+        // log, without syncing the restored bytes: sync them at once, so that a second power
+        // cut finds the file restored or its log still there (a small window remains between
+        // the unlink and this sync; Tokyo Cabinet offers no hook inside its open).
+        let hadUndoLog = !configuration.readOnly && FileIO.exists(Self.undoLogPath(of: filePath))
         let database = try openFile(for: table, at: filePath, readOnly: configuration.readOnly)
+        if hadUndoLog { try database.sync() }
         databases[table] = database
         return database
     }
