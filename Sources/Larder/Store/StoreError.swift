@@ -126,7 +126,7 @@ extension StoreError: CustomStringConvertible {
         case .wrongEncryptionKey: return "the encryption key does not open this store"
         case let .encryptionFailure(reason): return "encryption failed: \(reason)"
         case let .tamperedEncryptionSettings(reason): return "the store's encryption settings were tampered with: \(reason)"
-        case let .keyDerivationIterationsOutOfRange(count): return "\(count) key derivation iterations is outside 1...2100000"
+        case let .keyDerivationIterationsOutOfRange(count): return "\(count) key derivation iterations is outside 1...\(EncryptionRecord.maximumIterations)"
         case let .rowIDsExhausted(name): return "class \(name) has no rowIDs left to hand out"
         case let .needsRecovery(path): return "\(path) has an interrupted save: reopen it to recover"
         }
