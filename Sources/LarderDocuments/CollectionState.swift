@@ -197,7 +197,9 @@ final class CollectionState: DocumentSource {
     func stageInsert(_ document: JSON, into write: inout PendingWrite) throws -> Int64 {
         let content = try Self.content(of: document)
         let rowID = write.definition.nextRowID
-        write.definition.nextRowID += 1
+        let (next, overflow) = rowID.addingReportingOverflow(1)
+        guard !overflow else { throw DocumentError.identifiersExhausted(collection: name) }
+        write.definition.nextRowID = next
         try stage(rowID: rowID, old: nil, new: content, into: &write)
         return rowID
     }
@@ -286,7 +288,9 @@ final class CollectionState: DocumentSource {
     /// in the existing documents throws before anything is applied.
     func stageNewIndex(keys: [SortKey], isUnique: Bool, into write: inout PendingWrite) throws {
         var index = IndexDefinition(id: write.definition.nextIndexID, keys: keys, isUnique: isUnique)
-        write.definition.nextIndexID += 1
+        let (next, overflow) = write.definition.nextIndexID.addingReportingOverflow(1)
+        guard !overflow else { throw DocumentError.identifiersExhausted(collection: name) }
+        write.definition.nextIndexID = next
         try stageEntries(of: &index, into: &write)
         write.definition.indexes.append(index)
     }

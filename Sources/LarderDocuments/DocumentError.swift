@@ -42,6 +42,9 @@ public enum DocumentError: Error, Equatable, Sendable {
     /// The store holds plaintext data and was opened with an encryption key: open it without
     /// one and call ``DocumentStore/rekey(to:iterations:)`` to encrypt it.
     case storeNotEncrypted
+    /// A collection has handed out every rowID or index ID (its definition is damaged or
+    /// tampered with).
+    case identifiersExhausted(collection: String)
 }
 
 extension DocumentError: CustomStringConvertible {
@@ -66,6 +69,7 @@ extension DocumentError: CustomStringConvertible {
             return "collection \(collection) is in document format \(format); this version reads format \(CollectionDefinition.currentFormat)"
         case let .corruptMetadata(key, reason): return "document metadata '\(key)' is damaged: \(reason)"
         case .storeNotEncrypted: return "the store is not encrypted: open it without a key, then rekey it to encrypt it"
+        case let .identifiersExhausted(collection): return "collection \(collection) has no rowIDs or index IDs left to hand out"
         }
     }
 }

@@ -16,7 +16,14 @@ extension DocumentStore {
             return
         }
         if let stored {
-            cipher = DocumentCipher(try stored.cipher(for: passphrase))
+            let (recordCipher, upgradedRecord) = try stored.unlock(with: passphrase)
+            cipher = DocumentCipher(recordCipher)
+            // A legacy record is rewritten in the authenticated form (docs/FORMAT.md).
+            if let upgradedRecord, !backend.isReadOnly {
+                var batch = WriteBatch()
+                try putEncryptionRecord(upgradedRecord, into: &batch)
+                try backend.apply(batch)
+            }
             return
         }
         // A store that holds nothing yet is encrypted from its first record; a plaintext
@@ -77,12 +84,10 @@ extension DocumentStore {
             var batch = WriteBatch()
             for state in collections { try state.reseal(into: &batch, with: newCipher) }
             try resealMetadata(into: &batch, with: newCipher)
-            let key = EncryptionRecord.key
             if let newRecord {
-                batch.put(try DocumentRecord.seal(content: newRecord.encoded().bytes, key: key, cipher: nil, scope: Self.metadataTable),
-                          forKey: key, in: Self.metadataTable)
+                try putEncryptionRecord(newRecord, into: &batch)
             } else {
-                batch.removeValue(forKey: key, in: Self.metadataTable)
+                batch.removeValue(forKey: EncryptionRecord.key, in: Self.metadataTable)
             }
             try backend.apply(batch)
             cipher = newCipher
@@ -91,6 +96,13 @@ extension DocumentStore {
             states.removeAll()
             if compact { try backend.compact() }
         }
+    }
+
+    /// Adds to `batch` the put of `record`, the store's encryption record.
+    private func putEncryptionRecord(_ record: EncryptionRecord, into batch: inout WriteBatch) throws {
+        let key = EncryptionRecord.key
+        batch.put(try DocumentRecord.seal(content: record.encoded().bytes, key: key, cipher: nil, scope: Self.metadataTable),
+                  forKey: key, in: Self.metadataTable)
     }
 
     /// The names of the store's collections, from their definitions.

@@ -1,5 +1,5 @@
-// RecordCipher: AES-256-GCM through OpenSSL's EVP API, and the PBKDF2-HMAC-SHA256 key
-// derivation. The only file that imports OpenSSL.
+// RecordCipher: AES-256-GCM through OpenSSL's EVP API, the PBKDF2-HMAC-SHA256 key
+// derivation and HMAC-SHA256. The only file that imports OpenSSL.
 //
 // A sealed value is  nonce (12 random bytes) | ciphertext | tag (16 bytes).  The caller's
 // associated data (class ID and rowID, or a buffer's name) is authenticated with it, so a
@@ -81,6 +81,22 @@ package final class RecordCipher {
         }
         guard ok == 1 else { throw .openSSL("PKCS5_PBKDF2_HMAC failed") }
         return key
+    }
+
+    /// HMAC-SHA256 of `message` under `key` (32 bytes).
+    static func authenticationCode(of message: [UInt8], key: [UInt8]) throws(Failure) -> [UInt8] {
+        var code = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let result = key.withUnsafeBufferPointer { key in
+            message.withUnsafeBufferPointer { message in
+                code.withUnsafeMutableBufferPointer { code in
+                    HMAC(EVP_sha256(), key.baseAddress, Int32(key.count), message.baseAddress, message.count,
+                         code.baseAddress, &length)
+                }
+            }
+        }
+        guard result != nil, length == 32 else { throw .openSSL("HMAC-SHA256 failed") }
+        return code
     }
 
     /// `count` cryptographically random bytes.

@@ -34,7 +34,10 @@ extension FuzzTarget {
     @Sendable private static func encryptionRecordSeeds() -> [[UInt8]] {
         let salt = [UInt8](repeating: 0x11, count: EncryptionRecord.saltSize)
         let check = [UInt8](repeating: 0x22, count: 16 + RecordCipher.overhead)
-        return [EncryptionRecord(iterations: 100_000, requiresEncryption: true, salt: salt, check: check).encoded().bytes,
+        let authenticator = [UInt8](repeating: 0x33, count: 32)
+        return [EncryptionRecord(iterations: 100_000, requiresEncryption: true, salt: salt, check: check,
+                                 authenticator: authenticator).encoded().bytes,
+                EncryptionRecord(iterations: 100_000, requiresEncryption: true, salt: salt, check: check).encoded().bytes,
                 EncryptionRecord(iterations: 1, requiresEncryption: false, salt: salt, check: []).encoded().bytes.dropLast()]
     }
 }

@@ -58,10 +58,13 @@ internal final class ClassEntry {
         rowID >= 1 && rowID < savedNextRowID && !deletedRowIDs.contains(rowID)
     }
 
-    /// Hands out the next rowID.
-    func allocateRowID() -> UInt64 {
+    /// Hands out the next rowID; ``StoreError/rowIDsExhausted(class:)`` when there is none
+    /// (a damaged registry record), leaving the entry unchanged.
+    func allocateRowID() throws -> UInt64 {
         let rowID = nextRowID
-        nextRowID += 1
+        let (next, overflow) = nextRowID.addingReportingOverflow(1)
+        guard !overflow else { throw StoreError.rowIDsExhausted(class: name) }
+        nextRowID = next
         needsRecordWrite = true
         return rowID
     }

@@ -10,7 +10,15 @@ extension Store {
             return
         }
         if let encryptionRecord {
-            cipher = try encryptionRecord.cipher(for: passphrase)
+            let (cipher, upgradedRecord) = try encryptionRecord.unlock(with: passphrase)
+            self.cipher = cipher
+            // A legacy record is rewritten in the authenticated form (docs/FORMAT.md).
+            if let upgradedRecord, !backend.isReadOnly {
+                var batch = WriteBatch()
+                try batch.putSealed(upgradedRecord.encoded(), forKey: EncryptionRecord.key, in: Self.metadataTable)
+                try backend.apply(batch)
+                self.encryptionRecord = upgradedRecord
+            }
             return
         }
         // A plaintext store given a key: from now on records are written encrypted. A store

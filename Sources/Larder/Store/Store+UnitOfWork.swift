@@ -31,7 +31,7 @@ extension Store {
             throw StoreError.objectDeleted(class: type(of: object).storageName, rowID: object.rowID)
         }
         let entry = try entry(for: type(of: object))
-        object.attach(to: self, entry: entry, rowID: entry.allocateRowID())
+        object.attach(to: self, entry: entry, rowID: try entry.allocateRowID())
         object.hasContent = true
         entry.remember(object)
         object.pendingChange = .inserted

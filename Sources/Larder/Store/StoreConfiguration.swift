@@ -40,7 +40,8 @@ extension Store {
         public var encryptionKey: String?
 
         /// PBKDF2-HMAC-SHA256 iterations used when a store is first given a key (stored with
-        /// the salt; later opens use the stored count). Lower it only in tests.
+        /// the salt; later opens use the stored count). Lower it only in tests. At most
+        /// 2,100,000: more is refused with ``StoreError/keyDerivationIterationsOutOfRange(_:)``.
         public var keyDerivationIterations = 210_000
 
         /// The default configuration: full durability, read-write, no waiting for locks.

@@ -77,6 +77,15 @@ public enum StoreError: Error, Equatable, Sendable {
     case wrongEncryptionKey
     /// OpenSSL failed to encrypt (out of memory, no entropy).
     case encryptionFailure(reason: String)
+    /// The store's encryption settings (the "encrypted records only" flag, the key derivation)
+    /// fail their authentication under the right key: they were changed by someone without it.
+    case tamperedEncryptionSettings(reason: String)
+    /// A key derivation asks for a number of PBKDF2 iterations outside
+    /// 1...2,100,000 (10 times the default); refused before any key is derived.
+    case keyDerivationIterationsOutOfRange(Int)
+    /// A class has handed out every rowID (its next rowID is the largest there is: the
+    /// registry record is damaged or tampered with).
+    case rowIDsExhausted(class: String)
     /// A save was interrupted after its commit point and could not be finished; reopen the
     /// store (as a writer) to complete it.
     case needsRecovery(path: String)
@@ -116,6 +125,9 @@ extension StoreError: CustomStringConvertible {
         case .encryptionKeyRequired: return "the store is encrypted: an encryption key is required"
         case .wrongEncryptionKey: return "the encryption key does not open this store"
         case let .encryptionFailure(reason): return "encryption failed: \(reason)"
+        case let .tamperedEncryptionSettings(reason): return "the store's encryption settings were tampered with: \(reason)"
+        case let .keyDerivationIterationsOutOfRange(count): return "\(count) key derivation iterations is outside 1...\(EncryptionRecord.maximumIterations)"
+        case let .rowIDsExhausted(name): return "class \(name) has no rowIDs left to hand out"
         case let .needsRecovery(path): return "\(path) has an interrupted save: reopen it to recover"
         }
     }
