@@ -196,16 +196,25 @@ enum JSONBinary {
             case JSONBinary.object:
                 let count = try count()
                 let addsRowID = depth == 0 && rowID != nil
+                var matched: [String: JSON]?
+                var read = 0
                 if let shapes {
                     let start = offset
-                    if let members = try shapedMembers(count: count, addingRowID: addsRowID, depth: depth, shapes: shapes) {
-                        return .object(members)
+                    switch try shapedMembers(count: count, addingRowID: addsRowID, depth: depth, shapes: shapes) {
+                    case let .complete(complete):
+                        return .object(complete)
+                    case let .partial(decoded, membersRead):
+                        // Carried on member by member: no value is decoded twice, so a
+                        // nested object reads in time linear in its size.
+                        matched = decoded
+                        read = membersRead
+                    case .unmatched:
+                        offset = start
                     }
-                    offset = start
                 }
                 // A document gets "__rowid__" added when returned: room for it saves a rehash.
-                var members = [String: JSON](minimumCapacity: addsRowID ? count + 1 : count)
-                for _ in 0 ..< count {
+                var members = matched ?? [String: JSON](minimumCapacity: addsRowID ? count + 1 : count)
+                for _ in read ..< count {
                     let key = try string()
                     members[key] = try value(depth: depth + 1)
                 }
@@ -227,52 +236,61 @@ enum JSONBinary {
             return key.count >= 8 ? word : word & ((1 &<< UInt64(truncatingIfNeeded: key.count &* 8)) &- 1)
         }
 
-        /// The `count` members of an object, decoded into a copy of a known key set's
-        /// dictionary; nil (with the members partly read) when its keys are not one known
-        /// set, each once.
-        mutating func shapedMembers(count: Int, addingRowID addsRowID: Bool, depth: Int, shapes: ObjectShapes) throws -> [String: JSON]? {
-            let keyCount = addsRowID ? count + 1 : count
-            guard count > 0, keyCount <= ObjectShapes.maximumKeys else { return nil }
-            let firstKey = try stringBytes()
-            let firstHead = head(of: firstKey)
-            let afterFirstKey = offset
-            // Sets of as many keys that hold the first are tried in turn, the last used first.
-            for position in shapes.keyCounts.indices where shapes.keyCounts[position] == keyCount {
-                let shape = shapes.shapes[position]
-                guard let firstSlot = shape.slot(of: firstKey, head: firstHead) else { continue }
-                offset = afterFirstKey
-                if let members = try members(of: shape, firstSlot: firstSlot, count: count, addingRowID: addsRowID, depth: depth) {
-                    shapes.noteHit(at: position)
-                    return members
-                }
-            }
-            return nil
+        /// How far decoding an object through the known key sets got.
+        enum ShapedMembers {
+            /// Its keys are one known set, each once: the whole object.
+            case complete([String: JSON])
+            /// Its first `read` members matched a set, and were decoded; the reader is at the
+            /// key of member `read`, to go on member by member.
+            case partial([String: JSON], read: Int)
+            /// No set holds its first key: nothing was decoded (the reader is to be rewound).
+            case unmatched
         }
 
-        /// The `count` members of an object whose first key (already read) is `shape`'s
-        /// `firstSlot`, in a copy of `shape`'s dictionary; nil if another key is not one of
-        /// `shape`'s, or comes twice.
-        private mutating func members(of shape: ObjectShapes.Shape, firstSlot: Int, count: Int, addingRowID addsRowID: Bool,
-                                      depth: Int) throws -> [String: JSON]? {
-            var members = shape.template
-            var filled: UInt64 = 0
-            var slot = firstSlot
-            for position in 0 ..< count {
-                if position > 0 {
+        /// The `count` members of an object, decoded into a copy of a known key set's
+        /// dictionary, or as many as some set holds. Each value is decoded once: a key that
+        /// the set being filled lacks moves the values read so far to the next set that holds
+        /// them all and that key, if there is one; the sets of as many keys are tried in turn,
+        /// the last used first.
+        mutating func shapedMembers(count: Int, addingRowID addsRowID: Bool, depth: Int,
+                                    shapes: ObjectShapes) throws -> ShapedMembers {
+            let keyCount = addsRowID ? count + 1 : count
+            guard count > 0, keyCount <= ObjectShapes.maximumKeys else { return .unmatched }
+            let firstKey = try stringBytes()
+            guard var (fill, slot) = ShapeFill.next(in: shapes, keyCount: keyCount, holding: firstKey, head: head(of: firstKey))
+            else { return .unmatched }
+            for index in 0 ..< count {
+                if index > 0 {
+                    let keyStart = offset
                     let key = try stringBytes()
-                    guard let next = shape.slot(of: key, head: head(of: key)) else { return nil }
-                    slot = next
+                    let keyHead = head(of: key)
+                    if let next = fill.shape.slot(of: key, head: keyHead) {
+                        // A key met twice: no set matches; member by member, the last one wins.
+                        guard !fill.holds(next) else {
+                            offset = keyStart
+                            return .partial(fill.plainMembers(room: count + 1), read: index)
+                        }
+                        slot = next
+                    } else if let (other, next) = ShapeFill.next(in: shapes, keyCount: keyCount, holding: key, head: keyHead,
+                                                                  after: fill) {
+                        (fill, slot) = (other, next)
+                    } else {
+                        offset = keyStart
+                        return .partial(fill.plainMembers(room: count + 1), read: index)
+                    }
                 }
-                guard filled & (1 << UInt64(slot)) == 0 else { return nil }
-                filled |= 1 << UInt64(slot)
-                members.values[shape.indices[slot]] = try value(depth: depth + 1)
+                fill.set(slot, to: try value(depth: depth + 1))
             }
             if addsRowID, let rowID {
-                guard let rowIDSlot = shape.rowIDSlot, filled & (1 << UInt64(rowIDSlot)) == 0 else { return nil }
-                members.values[shape.indices[rowIDSlot]] = .int(rowID)
+                guard let rowIDSlot = fill.shape.rowIDSlot, !fill.holds(rowIDSlot) else {
+                    // Another set, or a stored "__rowid__" member: finished member by member.
+                    return .partial(fill.plainMembers(room: count + 1), read: count)
+                }
+                fill.set(rowIDSlot, to: .int(rowID))
             }
             // Each key was one of the set's and none came twice: all are filled.
-            return members
+            shapes.noteHit(at: fill.position)
+            return .complete(fill.members)
         }
     }
 }

@@ -54,6 +54,12 @@ final class ObjectShapes {
             members.count == count && members.keys.allSatisfy { template[$0] != nil }
         }
 
+        /// The UTF-8 of the key at `position` (in `indices`).
+        func key(at position: Int) -> UnsafeRawBufferPointer {
+            let key = keys[position]
+            return UnsafeRawBufferPointer(rebasing: utf8[key.start ..< key.start + key.count])
+        }
+
         /// The first (up to) 8 bytes of `key`, little-endian, zero-padded.
         @inline(__always)
         static func head(of key: UnsafeRawBufferPointer) -> UInt64 {

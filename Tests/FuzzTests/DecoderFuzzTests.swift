@@ -38,23 +38,12 @@ import Testing
         #expect(summary.accepted > summary.inputs / 50, "seed \(seed): \(summary.accepted) of \(summary.inputs) accepted")
     }
 
-    /// Inputs whose names start with this fail on a defect being fixed elsewhere (the name
-    /// says which): they are replayed as known issues until the prefix is removed.
-    static let pendingPrefix = "pending-"
-
     @Test(arguments: FuzzTarget.all.map(\.name))
     func corpusInputsPass(target name: String) throws {
         let target = try #require(FuzzTarget.all.first { $0.name == name })
         for (file, input) in try FuzzCorpus.inputs(of: name) {
-            let replay = {
-                let failure = FuzzRun.check(target, input)
-                #expect(failure == nil, "Tests/FuzzCorpus/\(name)/\(file): \(String(describing: failure))")
-            }
-            if file.hasPrefix(Self.pendingPrefix) {
-                withKnownIssue("Tests/FuzzCorpus/\(name)/\(file)", isIntermittent: true, replay)
-            } else {
-                replay()
-            }
+            let failure = FuzzRun.check(target, input)
+            #expect(failure == nil, "Tests/FuzzCorpus/\(name)/\(file): \(String(describing: failure))")
         }
     }
 

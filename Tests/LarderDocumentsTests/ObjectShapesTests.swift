@@ -160,4 +160,51 @@ extension ObjectShapesTests {
         #expect(try c.find(where: "[name] = ?", args: ["p7"]) == [["name": "p7", "age": 7, "__rowid__": 7]])
         #expect(try c.withState { $0.documents.shapes.misses } == misses)
     }
+
+    /// An object nested `depth` levels as `{"a": {...}, "b": 1}`, 1 innermost.
+    private static func nestedAB(_ depth: Int) -> JSON {
+        var value: JSON = 1
+        for _ in 0 ..< depth { value = ["a": value, "b": 1] }
+        return value
+    }
+
+    /// A collection holding 62 documents of different key sets, `{"x": {"a": 1, "c": 1}}`,
+    /// then `nested`, reopened. A scan then decodes them in that order: the collection's key
+    /// sets hold `{a, c}`, which an `{a, b}` object matches up to its second key, and after
+    /// 64 objects of new key sets they learn no more (issue 19, defect 3).
+    private static func collectionEndingWith(_ nested: JSON, in temporary: TemporaryStore,
+                                             name: String) throws -> (DocumentCollection, Int64) {
+        let written = try temporary.store.collection(name)
+        _ = try written.insertBatch((0 ..< 62).map { i -> JSON in .object(["k\(i)": .int(Int64(i))]) })
+        _ = try written.insert(["x": ["a": 1, "c": 1]])
+        let rowID = try written.insert(nested)
+        let collection = try temporary.reopen().collection(name)
+        collection.cacheSize = 0
+        return (collection, rowID)
+    }
+
+    @Test func aNestedDocumentDecodesEachObjectOnce() throws {
+        let temporary = try TemporaryStore()
+        let depth = 16
+        let (collection, rowID) = try Self.collectionEndingWith(Self.nestedAB(depth), in: temporary, name: "nested")
+        let decodedBefore = try collection.withState { $0.documents.shapes.hits + $0.documents.shapes.misses }
+        let read = try #require(try collection.findOne(where: "[b] = ?", args: [1]))
+        let decoded = try collection.withState { $0.documents.shapes.hits + $0.documents.shapes.misses } - decodedBefore
+        #expect(read["a"] == Self.nestedAB(depth - 1) && read["b"] == 1 && read["__rowid__"] == .int(rowID))
+        // Every object the scan decodes, once: 65 documents and their inner objects.
+        #expect(decoded <= 65 + 1 + depth, "\(decoded) objects decoded")
+    }
+
+    @Test func aDocumentAtTheNestingLimitReadsInUnderTenMilliseconds() throws {
+        let temporary = try TemporaryStore()
+        let depth = 100   // README: documents nest at most 100 levels
+        let (collection, rowID) = try Self.collectionEndingWith(Self.nestedAB(depth), in: temporary, name: "deep")
+        // A scan fills the key sets as above; then the best of three reads by rowID is timed.
+        #expect(try collection.findOne(where: "[b] = ?", args: [1])?["__rowid__"] == .int(rowID))
+        let clock = ContinuousClock()
+        let best = try (0 ..< 3).map { _ in
+            try clock.measure { _ = try collection.findOne(where: "[__rowid__] = ?", args: [.int(rowID)]) }
+        }.min()
+        #expect(try #require(best) < .milliseconds(10), "best read took \(String(describing: best))")
+    }
 }

@@ -132,4 +132,59 @@ import Testing
         var bookmark = try #require(try store.dataBuffer(forName: "bookmark"))
         #expect(try bookmark.readReference(to: Song.self, in: store) == nil)
     }
+
+    @Test func aDeleteRuleThatDeletesTheObjectAgainDoesNothingMore() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let store = try directory.openStore([Partner.self])
+            let saved = Partner(name: "saved")
+            try store.insert(saved)
+            try store.saveChanges()
+            saved.deletesItselfAgain = true
+            try store.delete(saved)
+            #expect(saved.deleteRuleRuns == 1)
+            let unsaved = Partner(name: "unsaved")
+            unsaved.deletesItselfAgain = true
+            try store.insert(unsaved)
+            try store.delete(unsaved)
+            #expect(unsaved.deleteRuleRuns == 1)
+            #expect(unsaved.isDeleted)
+            try store.saveChanges()
+            #expect(saved.isDeleted)
+            try store.close()
+        }
+        let store = try directory.openStore([Partner.self])
+        #expect(try store.count(of: Partner.self) == 0)
+    }
+
+    @Test func deleteRulesThatDeleteEachOtherRunOnceEach() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let store = try directory.openStore([Partner.self])
+            let (left, right) = (Partner(name: "left"), Partner(name: "right"))
+            left.partner = right
+            right.partner = left
+            try store.insert(left)
+            try store.insert(right)
+            let kept = Partner(name: "kept")
+            try store.insert(kept)
+            try store.saveChanges()
+            try store.delete(left)
+            #expect(left.deleteRuleRuns == 1)
+            #expect(right.deleteRuleRuns == 1)
+            // The same cascade between objects never saved.
+            let (first, second) = (Partner(name: "first"), Partner(name: "second"))
+            first.partner = second
+            second.partner = first
+            try store.insert(first)
+            try store.insert(second)
+            try store.delete(second)
+            #expect(first.isDeleted && second.isDeleted)
+            #expect(first.deleteRuleRuns == 1 && second.deleteRuleRuns == 1)
+            try store.saveChanges()
+            try store.close()
+        }
+        let store = try directory.openStore([Partner.self])
+        #expect(try store.allObjects(of: Partner.self).map(\.name) == ["kept"])
+    }
 }

@@ -56,6 +56,8 @@ open class StoredObject {
     @exclusivity(unchecked) internal unowned(unsafe) var entry: ClassEntry?
     @exclusivity(unchecked) internal var pendingChange = PendingChange.none
     @exclusivity(unchecked) @usableFromInline internal var isLoadingContent = false
+    /// True while ``Store/delete(_:)`` runs the object's delete rules.
+    @exclusivity(unchecked) internal var isBeingDeleted = false
 
     /// Creates a new object with content and no rowID; ``Store/insert(_:)`` adds it to a store.
     ///
@@ -130,7 +132,9 @@ open class StoredObject {
     open func writeContent(to buffer: inout DataBuffer) {}
 
     /// Called by ``Store/delete(_:)`` before the object is deleted: the place for delete rules,
-    /// such as removing the object from the relationships that hold it.
+    /// such as removing the object from the relationships that hold it. It runs once per
+    /// delete: deleting this object again from a rule (directly, or through objects whose
+    /// rules delete it back) does nothing.
     ///
     /// ```swift
     /// override func prepareForDelete() {

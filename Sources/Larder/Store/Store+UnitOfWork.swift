@@ -61,8 +61,11 @@ extension Store {
         }
     }
 
-    /// Deletes an object: calls its ``StoredObject/prepareForDelete()`` (the delete rules),
-    /// then removes it at the next save. Its rowID is never handed out again.
+    /// Deletes an object: marks it as being deleted, calls its
+    /// ``StoredObject/prepareForDelete()`` (the delete rules), then removes it at the next save.
+    /// Its rowID is never handed out again. Deleting an object that is already deleted, or
+    /// whose delete rules are running (a rule that deletes the object again, or two objects
+    /// whose rules delete each other), does nothing.
     ///
     /// ```swift
     /// try store.delete(song)
@@ -70,7 +73,11 @@ extension Store {
     /// ```
     public func delete(_ object: StoredObject) throws {
         try checkOwnership(of: object)
-        guard let entry = object.entry else { return }
+        guard let entry = object.entry, !object.isBeingDeleted else { return }
+        // Marked before the rules run, so that a rule reaching this object again stops there.
+        // The rules cannot throw: nothing below fails once the mark is set.
+        object.isBeingDeleted = true
+        defer { object.isBeingDeleted = false }
         switch object.pendingChange {
         case .deleted:
             return

@@ -21,15 +21,29 @@ internal enum SearchTerm: Equatable, Sendable {
     case token([UInt8], TokenMatch)
 }
 
-/// A parsed query.
-internal indirect enum SearchQuery: Equatable, Sendable {
-    case term(SearchTerm)
-    case and(SearchQuery, SearchQuery)
-    case or(SearchQuery, SearchQuery)
-    /// Rows of the first that are not in the second.
-    case not(SearchQuery, SearchQuery)
+/// A parsed query: groups of terms joined by `||`, combined left to right. Flat, so that
+/// neither building nor evaluating nor freeing a query recurses, however long it is.
+internal struct SearchQuery: Equatable, Sendable {
+    /// How a group combines with the rows matched before it.
+    enum Combination: Equatable, Sendable {
+        /// Rows in both.
+        case and
+        /// Rows matched before that are not in the group.
+        case not
+    }
 
-    /// The most terms and operators a query may have.
+    /// A group after the first, with how it combines.
+    struct Step: Equatable, Sendable {
+        var combination: Combination
+        /// Terms of which a row matches at least one.
+        var alternatives: [SearchTerm]
+    }
+
+    /// The first group: the rows the steps start from.
+    var first: [SearchTerm]
+    var steps: [Step] = []
+
+    /// The most terms and operators a query may have: bounds the work of one query.
     static let maxItems = 1_000
 
     /// Parses `text`; a malformed query throws a ``SearchQueryError`` with its position.
@@ -37,12 +51,11 @@ internal indirect enum SearchQuery: Equatable, Sendable {
         var lexer = SearchQueryLexer(text)
         let items = try lexer.items()
         guard !items.isEmpty else { throw SearchQueryError(position: 0, message: "empty query") }
-        // Evaluation recurses once per operator: bound the depth.
         if items.count > maxItems {
             throw SearchQueryError(position: items[maxItems].position, message: "more than \(maxItems) terms and operators")
         }
         var index = 0
-        func operand() throws(SearchQueryError) -> SearchQuery {
+        func operand() throws(SearchQueryError) -> SearchTerm {
             guard index < items.count else {
                 let previous = items[items.count - 1]
                 throw SearchQueryError(position: previous.position, message: "expected a term after \(previous.text)")
@@ -52,32 +65,32 @@ internal indirect enum SearchQuery: Equatable, Sendable {
                 throw SearchQueryError(position: item.position, message: "expected a term before \(item.text)")
             }
             index += 1
-            return .term(term)
+            return term
         }
-        func orExpression() throws(SearchQueryError) -> SearchQuery {
-            var result = try operand()
+        func alternatives() throws(SearchQueryError) -> [SearchTerm] {
+            var terms = [try operand()]
             while index < items.count, items[index].kind == .or {
                 index += 1
-                result = .or(result, try operand())
+                terms.append(try operand())
             }
-            return result
+            return terms
         }
-        var result = try orExpression()
+        var query = SearchQuery(first: try alternatives())
         while index < items.count {
             switch items[index].kind {
             case .and:
                 index += 1
-                result = .and(result, try orExpression())
+                query.steps.append(Step(combination: .and, alternatives: try alternatives()))
             case .not:
                 index += 1
-                result = .not(result, try orExpression())
+                query.steps.append(Step(combination: .not, alternatives: try alternatives()))
             case .term:
-                result = .and(result, try orExpression())
+                query.steps.append(Step(combination: .and, alternatives: try alternatives()))
             case .or:
                 throw SearchQueryError(position: items[index].position, message: "expected a term before ||")
             }
         }
-        return result
+        return query
     }
 }
 

@@ -10,17 +10,26 @@ internal struct TextSearchEvaluator {
     let vocabulary: TextVocabulary?
     let store: Store
 
+    /// The rows matching `query`, group by group: a loop, not a recursion, so that a query of
+    /// any length runs on a small stack.
     func rowIDs(matching query: SearchQuery) throws -> [UInt64] {
-        switch query {
-        case let .term(term): return try rowIDs(matching: term)
-        case let .and(left, right):
-            let first = try rowIDs(matching: left)
-            return first.isEmpty ? [] : PostingList.intersection(first, try rowIDs(matching: right))
-        case let .or(left, right): return PostingList.union(try rowIDs(matching: left), try rowIDs(matching: right))
-        case let .not(left, right):
-            let first = try rowIDs(matching: left)
-            return first.isEmpty ? [] : PostingList.subtracting(first, try rowIDs(matching: right))
+        var rows = try rowIDs(matchingAny: query.first)
+        for step in query.steps {
+            guard !rows.isEmpty else { return [] }
+            let group = try rowIDs(matchingAny: step.alternatives)
+            switch step.combination {
+            case .and: rows = PostingList.intersection(rows, group)
+            case .not: rows = PostingList.subtracting(rows, group)
+            }
         }
+        return rows
+    }
+
+    /// The rows matching at least one of `terms`.
+    private func rowIDs(matchingAny terms: [SearchTerm]) throws -> [UInt64] {
+        var rows: [UInt64] = []
+        for term in terms { rows = PostingList.union(rows, try rowIDs(matching: term)) }
+        return rows
     }
 
     private func rowIDs(matching term: SearchTerm) throws -> [UInt64] {

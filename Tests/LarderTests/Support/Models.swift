@@ -174,3 +174,35 @@ final class ChainNode: StoredObject {
         nextValueWhenRead = next?.value
     }
 }
+
+/// Cascades its delete to its partner, the way an inverse relationship does, and can be told
+/// to delete itself again from its own delete rule.
+final class Partner: StoredObject {
+    @Stored var name = ""
+    @Stored var partner: Partner?
+    /// Set by a test: the delete rule also deletes the object itself again.
+    var deletesItselfAgain = false
+    /// How many times the delete rule ran.
+    var deleteRuleRuns = 0
+
+    convenience init(name: String) {
+        self.init()
+        self.name = name
+    }
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(name)
+        buffer.writeReference(partner)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        name = try buffer.readString()
+        partner = try buffer.readReference(to: Partner.self, in: store)
+    }
+
+    override func prepareForDelete() {
+        deleteRuleRuns += 1
+        if deletesItselfAgain { try? store?.delete(self) }
+        if let partner { try? store?.delete(partner) }
+    }
+}
