@@ -15,8 +15,18 @@ import SpeedSupport
     static let cutStatus: Int32 = 86
 
     @Test func everyAcknowledgedSaveSurvivesSimulatedPowerCuts() throws {
+        try runCuts(losingUnsyncedBytes: true)
+    }
+
+    /// The control: the same cuts, rebuilt as a kill -9 leaves them, must all pass, or the
+    /// harness (not the store) is wrong.
+    @Test func everyCutPassesWhenNothingUnsyncedIsLost() throws {
+        try runCuts(losingUnsyncedBytes: false, count: 30)
+    }
+
+    private func runCuts(losingUnsyncedBytes: Bool, count: Int? = nil) throws {
         let environment = ProcessInfo.processInfo.environment
-        let cuts = environment["POWER_CUTS"].flatMap { Int($0) } ?? 100
+        let cuts = count ?? environment["POWER_CUTS"].flatMap { Int($0) } ?? 100
         let seed = environment["POWER_CUT_SEED"].flatMap { UInt64($0) } ?? 19
         let maxOperations = environment["POWER_CUT_MAX_OPS"].flatMap { Int($0) } ?? 2000
         let library = Worker.url.deletingLastPathComponent().appendingPathComponent("libPowerCut.so").path
@@ -27,15 +37,33 @@ import SpeedSupport
             let cutSeed = seed &+ UInt64(cut)
             var generator = SplitMix(seed: cutSeed)
             let operation = Int.random(in: 1 ... maxOperations, using: &generator)
-            let outcome = try runCut(at: operation, seed: cutSeed, library: library, generator: &generator)
+            let outcome = try runCut(at: operation, seed: cutSeed, library: library,
+                                     losingUnsyncedBytes: losingUnsyncedBytes, generator: &generator)
             acknowledgedTotal += outcome.acknowledged
             if let failure = outcome.failure {
                 failures.append("seed \(cutSeed) (cut at operation \(operation)): \(failure)")
             }
         }
-        print("power-loss test: \(cuts) cuts from seed \(seed), \(failures.count) failed, \(acknowledgedTotal) acknowledged saves checked")
+        print("power-loss test (\(losingUnsyncedBytes ? "power cut" : "kill -9 control")): \(cuts) cuts from seed \(seed), \(failures.count) failed, \(acknowledgedTotal) acknowledged saves checked")
         for failure in failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
         #expect(acknowledgedTotal > UInt64(cuts), "the workers saved too little before the cuts to test anything")
+    }
+
+    /// How long the worker's check of a rebuilt store may take.
+    static let checkTimeout = 20.0
+
+    /// The worker's check of the store at `path`, or nil if it did not end in time (it is killed).
+    private func check(_ path: String) throws -> String? {
+        let (process, output) = try Worker.start(["check", path])
+        let deadline = Date().addingTimeInterval(Self.checkTimeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// With POWER_CUT_KEEP=DIR, keeps a failed cut's directories (store, shadow, rebuilt) there.
@@ -46,7 +74,7 @@ import SpeedSupport
     }
 
     /// One cut: run the worker until the interposer stops it, rebuild, check. A failure or nil.
-    private func runCut(at operation: Int, seed: UInt64, library: String,
+    private func runCut(at operation: Int, seed: UInt64, library: String, losingUnsyncedBytes: Bool,
                         generator: inout SplitMix) throws -> (acknowledged: UInt64, failure: String?) {
         let root = TemporaryDirectory("power-cut")
         let store = root.path + "/store", shadow = root.path + "/shadow", rebuilt = root.path + "/rebuilt"
@@ -76,9 +104,13 @@ import SpeedSupport
 
         let lines = try String(contentsOfFile: acks, encoding: .utf8).split(separator: "\n")
         let acknowledged = lines.last.flatMap { UInt64($0) } ?? 0
-        let image = PowerCutImage(storePath: store, shadowPath: shadow)
+        var image = PowerCutImage(storePath: store, shadowPath: shadow)
+        image.losesUnsyncedBytes = losingUnsyncedBytes
         let how = try image.rebuild(into: rebuilt, using: &generator)
-        let result = try Worker.run(["check", rebuilt])
+        guard let result = try check(rebuilt) else {
+            keep(root.path)
+            return (acknowledged, "the check hung (\(Self.checkTimeout) s) [\(how)]")
+        }
         let parts = result.split(separator: " ")
         guard parts.count == 2, parts[0] == "ok", let saves = UInt64(parts[1]) else {
             keep(root.path)
