@@ -8,7 +8,7 @@ SWIFT ?= swift
 SCALE ?= 1
 REPEAT ?= 3
 
-.PHONY: test build deps clean speed fuzz fuzz-mutation
+.PHONY: test build deps clean speed fuzz fuzz-mutation power-loss
 
 deps:
 	@missing=""; \
@@ -73,6 +73,14 @@ fuzz-mutation: deps
 	for target in $(FUZZ_TARGETS); do \
 		"$$bin/LarderFuzz" --target $$target --inputs $(FUZZ_INPUTS) --seed $(FUZZ_SEED) --out fuzz-failures || status=1; \
 	done; exit $$status
+
+# Simulated power cuts (Tests/LarderTests/PowerLossTests.swift): POWER_CUTS cuts from
+# POWER_CUT_SEED (`make test` runs 100); POWER_CUT_KEEP=DIR keeps the last failed cut's files.
+POWER_CUTS ?= 2000
+POWER_CUT_SEED ?= $(shell date +%s)
+power-loss: deps
+	$(SWIFT) build --build-tests
+	POWER_CUT_STRICT=1 POWER_CUTS=$(POWER_CUTS) POWER_CUT_SEED=$(POWER_CUT_SEED) $(SWIFT) test --skip-build --filter PowerLossTests/everyAcknowledgedSaveSurvivesSimulatedPowerCuts
 
 clean:
 	rm -rf .build $(FUZZ_BUILD)

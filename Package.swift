@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "Larder", targets: ["Larder"]),
         .library(name: "LarderDocuments", targets: ["LarderDocuments"]),
+        // Only for the power-loss test: loaded into the crash worker with LD_PRELOAD.
+        .library(name: "PowerCut", type: .dynamic, targets: ["PowerCut"]),
     ],
     dependencies: [
         // Only for GRDBSpeedTest: the Larder library itself has no package dependency.
@@ -53,6 +55,12 @@ let package = Package(
             name: "LarderCrashWorker",
             dependencies: ["Larder"],
             path: "Tests/LarderCrashWorker"
+        ),
+        // The power-loss test's interposer of libc's file functions (Tests/PowerCut/PowerCut.c).
+        .target(
+            name: "PowerCut",
+            path: "Tests/PowerCut",
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         .testTarget(
             name: "LarderTests",
