@@ -47,10 +47,13 @@ import SpeedSupport
         print("power-loss test (\(losingUnsyncedBytes ? "power cut" : "kill -9 control")): \(cuts) cuts from seed \(seed), \(failures.count) failed, \(acknowledgedTotal) acknowledged saves checked")
         let record = { for failure in failures.prefix(20) { Issue.record(Comment(rawValue: failure)) } }
         if losingUnsyncedBytes, environment["POWER_CUT_STRICT"] == nil {
-            // Issue 19 defect 1: Tokyo Cabinet's .wal is not synced before the mapped pages
-            // change, so a cut can leave a torn .tch. Remove this once that fix is merged;
-            // POWER_CUT_STRICT=1 (and `make power-loss`) reports the failures as failures.
-            withKnownIssue("issue 19 defect 1: TC files opened without HDBOTSYNC", isIntermittent: true) { record() }
+            // Issue 19, still open: with Tokyo Cabinet's undo log synced (defect 1's fix) 17 of
+            // the 100 cuts from seed 19 still fail (38 before it): a file whose header claims
+            // more than its length (SIGBUS in Tokyo Cabinet's open), "not a Tokyo Cabinet
+            // database file", a damaged record. Whether each is the store's or this harness's
+            // modelling is not yet known. POWER_CUT_STRICT=1 (and `make power-loss`) reports
+            // them as failures; remove this branch once they are explained and fixed.
+            withKnownIssue("issue 19: power cuts that still fail after the undo-log fix", isIntermittent: true) { record() }
         } else {
             record()
         }

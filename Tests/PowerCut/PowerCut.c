@@ -116,6 +116,9 @@ static void recordSync(int fd, off_t offset, off_t length) {
     if (fstat(fd, &status) != 0) return;
     char destination[8192];
     shadowPath(destination, sizeof destination, "", status.st_ino);
+    // A range of a file never synced whole says nothing of its length or its other bytes:
+    // writing it alone would make a shadow as long as the range, a length the file never had.
+    if (length >= 0 && access(destination, F_OK) != 0) return;
     copyBytes(fd, destination, offset, length);
 }
 
@@ -150,6 +153,11 @@ static void recordGone(const char *path) {
         char destination[8192];
         shadowPath(destination, sizeof destination, "gone-", status.st_ino);
         copyBytes(fd, destination, 0, -1);
+        // Keep the inode allocated: a file system does not hand an inode whose unlink is not
+        // durable to a new file, but this one would, and then the shadow of the new file would
+        // stand for the old one under a durable name.
+        shadowPath(destination, sizeof destination, "keep-", status.st_ino);
+        link(path, destination);
     }
     rawClose(fd);
 }
