@@ -96,13 +96,20 @@ static void copyBytes(int fd, const char *destination, off_t offset, off_t lengt
     if (out < 0) return;
     if (length < 0) { offset = 0; length = status.st_size; }
     if (offset + length > status.st_size) length = status.st_size - offset;
+    // Read through a descriptor of our own: `fd` may be open for writing only (the commit
+    // journal is), and a pread on it would fail and leave an empty shadow.
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    int in = rawOpen(self, O_RDONLY | O_CLOEXEC, 0);
+    if (in < 0) { rawClose(out); return; }
     char buffer[65536];
     while (length > 0) {
-        ssize_t got = pread(fd, buffer, length < (off_t)sizeof buffer ? (size_t)length : sizeof buffer, offset);
+        ssize_t got = pread(in, buffer, length < (off_t)sizeof buffer ? (size_t)length : sizeof buffer, offset);
         if (got <= 0) break;
         rawWriteAll(out, buffer, (size_t)got, offset);
         offset += got; length -= got;
     }
+    rawClose(in);
     rawClose(out);
 }
 

@@ -27,7 +27,9 @@ struct PowerCutImage {
         let useDurableNames = losesUnsyncedBytes && Bool.random(using: &generator)
         let names = useDurableNames ? try durableNames() : current
         var mixedPages = 0
+        var neverSynced: [String] = []
         for (inode, name) in names.sorted(by: { $0.value < $1.value }) {
+            if contents(shadowPath + "/\(inode)") == nil { neverSynced.append(name) }
             let synced = contents(shadowPath + "/\(inode)") ?? Data()
             let atCut = current[inode].flatMap { contents(storePath + "/" + $0) }
                 ?? contents(shadowPath + "/gone-\(inode)") ?? synced
@@ -36,9 +38,13 @@ struct PowerCutImage {
             try bytes.write(to: URL(fileURLWithPath: target + "/" + name))
         }
         return "\(useDurableNames ? "durable" : "current") names (\(names.count) files), \(mixedPages) pages taken from the last sync where the cut differs"
+            + (neverSynced.isEmpty ? "" : "; never synced: \(neverSynced.joined(separator: ", "))")
     }
 
-    /// Each page from one of the two versions at random; the length of one of them.
+    /// Each page from one of the two versions at random; the length of one of them. A page (or
+    /// the part of one) that only one version has comes from that one: a power cut leaves a
+    /// file's old bytes or its new ones, never zeros that neither held (a truncation that is
+    /// not durable leaves the old bytes, an extension that is leaves the new ones).
     private func mix(_ synced: Data, _ atCut: Data, using generator: inout SplitMix) -> (Data, Int) {
         if synced == atCut || !losesUnsyncedBytes { return (atCut, 0) }
         let length = Bool.random(using: &generator) ? synced.count : atCut.count
@@ -47,14 +53,16 @@ struct PowerCutImage {
         for start in stride(from: 0, to: length, by: Self.pageSize) {
             let end = min(start + Self.pageSize, length)
             let useSynced = Bool.random(using: &generator)
-            let source = useSynced ? synced : atCut
-            let available = max(0, min(end, source.count) - start)
-            if useSynced, source.count > start, atCut.count > start,
+            let (chosen, other) = useSynced ? (synced, atCut) : (atCut, synced)
+            if useSynced, synced.count > start, atCut.count > start,
                synced[start ..< min(end, synced.count)] != atCut[start ..< min(end, atCut.count)] {
                 fromSynced += 1
             }
-            if available > 0 {
-                result.replaceSubrange(start ..< start + available, with: source[start ..< start + available])
+            for source in [other, chosen] {
+                let available = max(0, min(end, source.count) - start)
+                if available > 0 {
+                    result.replaceSubrange(start ..< start + available, with: source[start ..< start + available])
+                }
             }
         }
         return (result, fromSynced)
