@@ -82,6 +82,18 @@ import Testing
         #expect(recorder.operations.filter { $0.hasPrefix("sync directory") }.count == 1, "\(recorder.operations)")
     }
 
+    /// Checks that `store` refuses to save until it is reopened (`needsRecovery`), then
+    /// reopens the store in `directory`.
+    private func expectRefusalUntilReopened(_ store: Store, _ directory: TemporaryDirectory) throws -> Store {
+        #expect { try store.saveChanges() } throws: { error in
+            guard case StoreError.needsRecovery = error else { return false }
+            return true
+        }
+        store.discardChanges()
+        try store.close()
+        return try directory.openStore()
+    }
+
     /// The 1-based number of the first recorded operation of a `.full` save that starts with
     /// `prefix`.
     private func numberOfOperation(_ prefix: String) throws -> Int {
@@ -116,13 +128,7 @@ import Testing
         backend.faultInjector = nil
         #expect(FileManager.default.fileExists(atPath: backend.journalPath))
         try store.allObjects(of: Song.self)[2].title = "Refused"
-        #expect { try store.saveChanges() } throws: { error in
-            guard case StoreError.needsRecovery = error else { return false }
-            return true
-        }
-        store.discardChanges()
-        try store.close()
-        let reopened = try directory.openStore()
+        let reopened = try expectRefusalUntilReopened(store, directory)
         #expect(try reopened.allObjects(of: Song.self).contains { $0.title == "Changed" })
         #expect(try !reopened.allObjects(of: Song.self).contains { $0.title == "Refused" })
         #expect(try reopened.verify().isHealthy)
@@ -153,13 +159,7 @@ import Testing
             backend.faultInjector = FaultInjector(failingOperations: [failing, failing + 1])
             #expect(throws: StoreError.self) { try store.saveChanges() }
             backend.faultInjector = nil
-            #expect { try store.saveChanges() } throws: { error in
-                guard case StoreError.needsRecovery = error else { return false }
-                return true
-            }
-            store.discardChanges()
-            try store.close()
-            let reopened = try directory.openStore()
+            let reopened = try expectRefusalUntilReopened(store, directory)
             #expect(try !reopened.allObjects(of: Song.self).contains { $0.title == "Changed" })
             #expect(try reopened.verify().isHealthy)
         }
