@@ -47,7 +47,10 @@ import SpeedSupport
         print("power-loss test (\(losingUnsyncedBytes ? "power cut" : "kill -9 control")): \(cuts) cuts from seed \(seed), \(failures.count) failed, \(acknowledgedTotal) acknowledged saves checked")
         for failure in failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
         #expect(failures.isEmpty, "\(failures.count) of \(cuts) cuts failed")
-        #expect(acknowledgedTotal > UInt64(cuts), "the workers saved too little before the cuts to test anything")
+        // Creating the store takes about 1,300 of the 2,000 operations a cut may fall at: on
+        // average a cut follows about one acknowledged save (105 for seed 19's 100 cuts, 312
+        // for 400 cuts from seed 1000).
+        #expect(acknowledgedTotal > UInt64(cuts / 2), "the workers saved too little before the cuts to test anything")
     }
 
     /// How long the worker's check of a rebuilt store may take.
