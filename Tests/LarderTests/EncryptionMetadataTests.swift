@@ -8,14 +8,8 @@ import Testing
 @testable import Larder
 
 @Suite struct EncryptionMetadataTests {
-    private func configuration(_ key: String?) -> Store.Configuration {
-        var configuration = Store.Configuration(encryptionKey: key)
-        configuration.keyDerivationIterations = 1_000
-        return configuration
-    }
-
     private func open(_ directory: TemporaryDirectory, key: String? = "k") throws -> Store {
-        let store = try Store(path: directory.path, configuration: configuration(key))
+        let store = try Store(path: directory.path, configuration: Store.Configuration.quickKey(key))
         try store.register(Song.self)
         return store
     }
@@ -32,7 +26,7 @@ import Testing
 
     /// Rewrites the `_store` record `key` with `envelope` (already sealed), behind the store's back.
     private func putMetadata(_ directory: TemporaryDirectory, key: [UInt8], envelope: [UInt8]) throws {
-        let backend = try TokyoCabinetBackend(path: directory.path, configuration: configuration(nil))
+        let backend = try TokyoCabinetBackend(path: directory.path, configuration: Store.Configuration.quickKey(nil))
         var batch = WriteBatch()
         envelope.withUnsafeBytes { value in
             key.withUnsafeBytes { batch.put(value, forKey: $0, in: Store.metadataTable, isNew: false) }
@@ -70,7 +64,7 @@ import Testing
 
     /// Puts a plaintext record of a song under rowID 3, as someone without the key can.
     private func forgePlaintextSong(_ directory: TemporaryDirectory) throws {
-        let backend = try TokyoCabinetBackend(path: directory.path, configuration: configuration(nil))
+        let backend = try TokyoCabinetBackend(path: directory.path, configuration: Store.Configuration.quickKey(nil))
         var content = DataBuffer()
         content.write("forged title")
         content.write(UInt32(0))

@@ -6,15 +6,8 @@ import Testing
 @testable import Larder
 
 @Suite struct EncryptionTests {
-    /// Tests use few PBKDF2 iterations; the default (210,000) is checked separately.
-    private func configuration(_ key: String?) -> Store.Configuration {
-        var configuration = Store.Configuration(encryptionKey: key)
-        configuration.keyDerivationIterations = 1_000
-        return configuration
-    }
-
     private func open(_ directory: TemporaryDirectory, key: String?) throws -> Store {
-        let store = try Store(path: directory.path, configuration: configuration(key))
+        let store = try Store(path: directory.path, configuration: Store.Configuration.quickKey(key))
         try store.register(Song.self)
         try store.register(Playlist.self)
         return store
@@ -105,7 +98,7 @@ import Testing
 
     @Test func aRecordCopiedToAnotherRowOrClassFailsAuthentication() throws {
         let directory = TemporaryDirectory("crypt")
-        let store = try Store(path: directory.path, configuration: configuration("k"))
+        let store = try Store(path: directory.path, configuration: Store.Configuration.quickKey("k"))
         try store.register(Song.self)
         try store.register(Strict.self)
         try store.insert(Song(title: "one", seconds: 1))
@@ -118,7 +111,7 @@ import Testing
         store.discardChanges()
         try store.close()
 
-        let reopened = try Store(path: directory.path, configuration: configuration("k"))
+        let reopened = try Store(path: directory.path, configuration: Store.Configuration.quickKey("k"))
         try reopened.register(Song.self)
         try reopened.register(Strict.self)
         #expect(try reopened.object(of: Song.self, rowID: 1)?.title == "one")
