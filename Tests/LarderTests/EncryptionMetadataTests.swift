@@ -24,25 +24,6 @@ import Testing
         return directory
     }
 
-    /// Rewrites the `_store` record `key` with `envelope` (already sealed), behind the store's back.
-    private func putMetadata(_ directory: TemporaryDirectory, key: [UInt8], envelope: [UInt8]) throws {
-        let backend = try TokyoCabinetBackend(path: directory.path, configuration: Store.Configuration.quickKey(nil))
-        var batch = WriteBatch()
-        envelope.withUnsafeBytes { value in
-            key.withUnsafeBytes { batch.put(value, forKey: $0, in: Store.metadataTable, isNew: false) }
-        }
-        try backend.apply(batch)
-        try backend.close()
-    }
-
-    /// `content` in a checksummed metadata envelope (format 02).
-    private func checksummed(_ content: DataBuffer, key: [UInt8]) throws -> [UInt8] {
-        var bytes = key
-        try RecordEnvelope.append(version: content.versionOfData, content: content.bytes, to: &bytes,
-                                  keyStart: 0, cipher: nil, scope: 0)
-        return Array(bytes[key.count...])
-    }
-
     /// The store's encryption record, as decoded from the file.
     private func encryptionRecord(_ directory: TemporaryDirectory) throws -> EncryptionRecord? {
         let store = try open(directory)
@@ -59,7 +40,7 @@ import Testing
 
     /// Writes `record` as the encryption record, with a valid checksum.
     private func write(_ record: EncryptionRecord, to directory: TemporaryDirectory) throws {
-        try putMetadata(directory, key: EncryptionRecord.key, envelope: checksummed(record.encoded(), key: EncryptionRecord.key))
+        try RawMetadata(directory: directory).put(RawMetadata.checksummed(record.encoded(), key: EncryptionRecord.key), forKey: EncryptionRecord.key)
     }
 
     /// Puts a plaintext record of a song under rowID 3, as someone without the key can.
@@ -88,7 +69,7 @@ import Testing
         let forged = EncryptionRecord(iterations: original.iterations, requiresEncryption: false, salt: original.salt,
                                       check: original.check)
         let content = forged.encoded()
-        try putMetadata(directory, key: EncryptionRecord.key, envelope: [0x01, content.versionOfData] + content.bytes)
+        try RawMetadata(directory: directory).put([0x01, content.versionOfData] + content.bytes, forKey: EncryptionRecord.key)
         try forgePlaintextSong(directory)
         #expect(throws: StoreError.tamperedEncryptionSettings(reason: "an authenticated record was rewritten in the legacy form")) {
             _ = try open(directory)
@@ -125,14 +106,19 @@ import Testing
     }
 
     @Test func aNextRowIDAtTheEndOfTheRangeIsATypedErrorAtInsert() throws {
-        let directory = try encryptedStore()
+        // A plaintext store: in an encrypted one only the key could write this record.
+        let directory = TemporaryDirectory("crypt-meta-rowids")
+        let created = try open(directory, key: nil)
+        for i in 1 ... 5 { try created.insert(Song(title: "song \(i)", seconds: UInt32(i))) }
+        try created.saveChanges()
+        try created.close()
         let key = ClassRecord.key(for: "Song")
-        let store = try open(directory)
+        let store = try open(directory, key: nil)
         var record = try #require(store.records["Song"])
         try store.close()
         record.nextRowID = UInt64.max
-        try putMetadata(directory, key: key, envelope: checksummed(record.encoded(), key: key))
-        let reopened = try open(directory)
+        try RawMetadata(directory: directory).put(RawMetadata.checksummed(record.encoded(), key: key), forKey: key)
+        let reopened = try open(directory, key: nil)
         #expect(throws: StoreError.rowIDsExhausted(class: "Song")) { try reopened.insert(Song(title: "one more", seconds: 1)) }
         #expect(try reopened.nextRowID(of: Song.self) == UInt64.max)
         #expect(!reopened.hasUnsavedChanges)

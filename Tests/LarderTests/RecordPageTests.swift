@@ -120,7 +120,7 @@ import Testing
                 try store.saveChanges()
                 try store.close()
             }
-            #expect(try rewriteAsFormat2(directory)["Song"] == 99)
+            #expect(try rewriteAsFormat2(directory, passphrase: key)["Song"] == 99)
             // A reader cannot upgrade: it says so.
             var readOnly = configuration
             readOnly.readOnly = true

@@ -71,7 +71,7 @@ final class RenamedAttributeNote: StoredObject {
         }
         try store.close()
         if kind == .formatUpgrade {
-            #expect(try rewriteAsFormat2(directory) == ["Song": 10, "Playlist": 2])
+            #expect(try rewriteAsFormat2(directory, passphrase: kind.oldKey) == ["Song": 10, "Playlist": 2])
         }
     }
 

@@ -5,8 +5,10 @@
 // "encrypted records only", lower or raise the iterations, swap the salt).
 //
 // Layout (docs/FORMAT.md): varint iterations | bytes salt | bytes check | bool
-// requiresEncryption | u8 form (2) | u8 cipher (1) | bytes authenticator. The legacy form
-// stops after the flag (or before it); a store opened with its key and for writing upgrades it.
+// requiresEncryption | u8 form (3) | u8 cipher (1) | bytes authenticator. Form 3 also says that
+// every other metadata record of the store is sealed with the key; form 2 (authenticated, metadata
+// only checksummed) and the legacy form (which stops after the flag, or before it) are upgraded
+// by a store opened with its key and for writing.
 
 /// The persisted encryption settings of a store.
 package struct EncryptionRecord: Equatable {
@@ -15,8 +17,10 @@ package struct EncryptionRecord: Equatable {
     /// The most PBKDF2 iterations a store may ask for (10 times the default): a record asking
     /// for more is refused before any key is derived, so a tampered record cannot stall an open.
     package static let maximumIterations = 2_100_000
-    /// The authenticated form of the record.
-    static let authenticatedForm: UInt8 = 2
+    /// The form this version writes: authenticated, and the store's other metadata sealed.
+    static let authenticatedForm: UInt8 = 3
+    /// The first authenticated form, whose stores kept their other metadata only checksummed.
+    static let firstAuthenticatedForm: UInt8 = 2
     /// AES-256-GCM records, PBKDF2-HMAC-SHA256 key, HMAC-SHA256 authenticator.
     static let cipherID: UInt8 = 1
     private static let checkPlaintext = Array("Larder key check".utf8)
@@ -36,9 +40,14 @@ package struct EncryptionRecord: Equatable {
     /// HMAC-SHA256 of the settings under a key derived from the passphrase; nil in the legacy
     /// form (written before stores authenticated their settings).
     var authenticator: [UInt8]?
+    /// The authenticated form the record was read in (nil: legacy).
+    var form: UInt8?
 
     /// The record is in the legacy form, without an authenticator.
     package var isLegacy: Bool { authenticator == nil }
+    /// Every other metadata record of the store is sealed with the key, so a plaintext one
+    /// can only be a substitution.
+    package var sealsMetadata: Bool { form == Self.authenticatedForm }
 
     /// A new record with a fresh salt, and the cipher for `passphrase`.
     package static func make(passphrase: String, iterations: Int, requiresEncryption: Bool) throws -> (EncryptionRecord, RecordCipher) {
@@ -66,6 +75,7 @@ package struct EncryptionRecord: Equatable {
                 }
             }
             var record = EncryptionRecord(iterations: iterations, requiresEncryption: requiresEncryption, salt: salt, check: check)
+            record.form = authenticatedForm
             record.authenticator = try record.expectedAuthenticator(key: key)
             cipher.rejectsPlaintext = requiresEncryption
             return (record, cipher)
@@ -80,6 +90,7 @@ package struct EncryptionRecord: Equatable {
         self.salt = salt
         self.check = check
         self.authenticator = authenticator
+        self.form = authenticator == nil ? nil : Self.authenticatedForm
     }
 
     package init(decoding buffer: inout DataBuffer) throws {
@@ -91,9 +102,12 @@ package struct EncryptionRecord: Equatable {
         requiresEncryption = buffer.remainingCount > 0 ? try buffer.readBool() : false
         if buffer.remainingCount > 0 {
             let formOffset = buffer.readPosition
-            guard try buffer.readUInt8() == Self.authenticatedForm, try buffer.readUInt8() == Self.cipherID else {
+            let form = try buffer.readUInt8()
+            guard form == Self.authenticatedForm || form == Self.firstAuthenticatedForm,
+                  try buffer.readUInt8() == Self.cipherID else {
                 throw DataBufferError.valueOutOfRange(offset: formOffset)
             }
+            self.form = form
             authenticator = try buffer.readBytes()
         }
         // The cap on iterations is checked before a key is derived (``cipher(for:)``).
@@ -105,8 +119,8 @@ package struct EncryptionRecord: Equatable {
 
     package func encoded() -> DataBuffer {
         var buffer = settingsEncoded()
-        if let authenticator {
-            buffer.write(Self.authenticatedForm)
+        if let authenticator, let form {
+            buffer.write(form)
             buffer.write(Self.cipherID)
             buffer.write(authenticator)
         }
@@ -124,15 +138,16 @@ package struct EncryptionRecord: Equatable {
     }
 
     /// The authenticator of these settings (form, cipher, iterations, salt, check, flag) under
-    /// a key derived from the passphrase-derived `key`.
-    private func expectedAuthenticator(key: [UInt8]) throws -> [UInt8] {
+    /// a key derived from the passphrase-derived `key`. (Internal for the tests that write
+    /// the earlier forms.)
+    func expectedAuthenticator(key: [UInt8]) throws -> [UInt8] {
         let authenticatorKey = try RecordCipher.authenticationCode(of: Self.authenticatorKeyLabel, key: key)
-        let message = Self.authenticatorLabel + [Self.authenticatedForm, Self.cipherID] + settingsEncoded().bytes
+        let message = Self.authenticatorLabel + [form ?? Self.authenticatedForm, Self.cipherID] + settingsEncoded().bytes
         return try RecordCipher.authenticationCode(of: message, key: authenticatorKey)
     }
 
-    /// The cipher for `passphrase` and, for a legacy record, the same settings in the
-    /// authenticated form (to write in its place); ``StoreError/wrongEncryptionKey`` when it
+    /// The cipher for `passphrase` and, for a record in an earlier form, the same settings in
+    /// the current form (to write in its place, with the metadata sealed); ``StoreError/wrongEncryptionKey`` when it
     /// is not the store's key, ``StoreError/tamperedEncryptionSettings(reason:)`` when the settings were
     /// changed without it, ``StoreError/keyDerivationIterationsOutOfRange(_:)`` (before any
     /// work) when they ask for more iterations than ``maximumIterations``.
@@ -163,7 +178,7 @@ package struct EncryptionRecord: Equatable {
             }
         }
         cipher.rejectsPlaintext = requiresEncryption
-        guard isLegacy else { return (cipher, nil) }
+        guard !sealsMetadata else { return (cipher, nil) }
         return (cipher, try Self.authenticated(iterations: iterations, requiresEncryption: requiresEncryption,
                                                salt: salt, key: key).0)
     }

@@ -1,41 +1,7 @@
-// Encryption: opening an encrypted store with its passphrase, turning encryption on for a
-// plaintext store, and rewriting every record under a new key (or none) in one atomic save.
+// Encryption: rewriting every record under a new key (or none) in one atomic save. Opening an
+// encrypted store, and turning encryption on for a plaintext one, is Store+Metadata's.
 
 extension Store {
-    /// Sets up the cipher from the configuration's key and the store's encryption record.
-    internal func openEncryption(_ configuration: Configuration) throws {
-        keyDerivationIterations = configuration.keyDerivationIterations
-        guard let passphrase = configuration.encryptionKey else {
-            if encryptionRecord != nil { throw StoreError.encryptionKeyRequired }
-            return
-        }
-        if let encryptionRecord {
-            let (cipher, upgradedRecord) = try encryptionRecord.unlock(with: passphrase)
-            self.cipher = cipher
-            // A legacy record is rewritten in the authenticated form (docs/FORMAT.md).
-            if let upgradedRecord, !backend.isReadOnly {
-                var batch = WriteBatch()
-                try batch.putSealed(upgradedRecord.encoded(), forKey: EncryptionRecord.key, in: Self.metadataTable)
-                try backend.apply(batch)
-                self.encryptionRecord = upgradedRecord
-            }
-            return
-        }
-        // A plaintext store given a key: from now on records are written encrypted. A store
-        // with no records yet can refuse plaintext records from the start.
-        guard !backend.isReadOnly else { throw StoreError.readOnly }
-        let isEmpty = try records.keys.allSatisfy { try backend.recordCount(in: $0) == 0 }
-            && backend.recordCount(in: Self.namesTable) == 0
-        let (record, cipher) = try EncryptionRecord.make(passphrase: passphrase,
-                                                         iterations: configuration.keyDerivationIterations,
-                                                         requiresEncryption: isEmpty)
-        var batch = WriteBatch()
-        try batch.putSealed(record.encoded(), forKey: EncryptionRecord.key, in: Self.metadataTable)
-        try backend.apply(batch)
-        self.encryptionRecord = record
-        self.cipher = cipher
-    }
-
     /// Rewrites every object record and named buffer of the store with `newKey` (or as
     /// plaintext, for nil), in one atomic save. The store must have no unsaved changes.
     ///
@@ -68,6 +34,7 @@ extension Store {
         for name in records.keys.sorted() {
             try resealTextIndex(ofClass: name, into: &batch, with: newCipher)
         }
+        try addMetadataResealed(with: newCipher, to: &batch)
         try reseal(table: Self.namesTable, scope: 0, into: &batch, with: newCipher) {
             StoreError.corruptNamedBuffer(name: String(decoding: $0, as: UTF8.self))
         }

@@ -275,7 +275,7 @@ extension Store {
     /// Adds registry records to a batch.
     internal func add(_ registry: [(entry: ClassEntry, record: ClassRecord)], to batch: inout WriteBatch) throws {
         for (entry, record) in registry {
-            try batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: entry.name), in: Self.metadataTable)
+            try addMetadata(record.encoded(), forKey: ClassRecord.key(for: entry.name), to: &batch)
         }
     }
 

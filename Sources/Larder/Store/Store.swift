@@ -82,8 +82,7 @@ public final class Store {
     /// ```
     public init(backend: any Backend, configuration: Configuration) throws {
         self.backend = backend
-        try loadMetadata()
-        try openEncryption(configuration)
+        try openMetadata(configuration)
     }
 
     /// Opens (or creates) the store directory at `path` with a ``TokyoCabinetBackend``.
@@ -125,7 +124,7 @@ public final class Store {
             record = ClassRecord(classID: classID, nextRowID: 1, version: type.version, deletedRowIDs: RowIDRanges())
             if !backend.isReadOnly {
                 var batch = WriteBatch()
-                try batch.putSealed(record.encoded(), forKey: ClassRecord.key(for: name), in: Self.metadataTable)
+                try addMetadata(record.encoded(), forKey: ClassRecord.key(for: name), to: &batch)
                 try backend.apply(batch)
             }
             records[name] = record
@@ -216,62 +215,6 @@ public final class Store {
             throw StoreError.classNotRegistered(name)
         }
         throw StoreError.unknownClassID(classID)
-    }
-
-    private func loadMetadata() throws {
-        let table = Self.metadataTable
-        var foundFormat: UInt64?
-        try backend.forEachRecord(in: table) { key, value in
-            if key.elementsEqual(Self.formatKey) {
-                var buffer = try Self.openMetadata(value, key: key, name: "format")
-                foundFormat = try Self.decodeMetadata("format") { try buffer.readVarInt() }
-            } else if key.elementsEqual(EncryptionRecord.key) {
-                var buffer = try Self.openMetadata(value, key: key, name: "encryption")
-                encryptionRecord = try Self.decodeMetadata("encryption") { try EncryptionRecord(decoding: &buffer) }
-            } else if let name = ClassRecord.name(inKey: key) {
-                var buffer = try Self.openMetadata(value, key: key, name: "class/" + name)
-                records[name] = try Self.decodeMetadata("class/" + name) { try ClassRecord(decoding: &buffer) }
-            }
-            return true
-        }
-        if let foundFormat, foundFormat > Self.formatVersion {
-            throw StoreError.unsupportedFormat(version: foundFormat)
-        }
-        let ids = records.values.map(\.classID)
-        if Set(ids).count != ids.count {
-            throw StoreError.corruptMetadata(key: "class/", reason: "two classes share a class ID")
-        }
-        // A store with classes and no format record predates the format record: format 1.
-        let format = foundFormat ?? (records.isEmpty ? Self.formatVersion : 1)
-        let needsPages = format <= Self.lastFormatWithoutPages && !records.isEmpty
-        if needsPages && backend.isReadOnly {
-            throw StoreError.formatUpgradeRequired(version: format)
-        }
-        if foundFormat != Self.formatVersion && !backend.isReadOnly {
-            var batch = WriteBatch()
-            if needsPages { try addUpgradeToPages(to: &batch) }
-            var buffer = DataBuffer()
-            buffer.writeVarInt(Self.formatVersion)
-            try batch.putSealed(buffer, forKey: Self.formatKey, in: table)
-            try backend.apply(batch)
-        }
-    }
-
-    private static func openMetadata(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
-                                     name: String) throws -> DataBuffer {
-        do {
-            return try RecordEnvelope.open(value, key: key)
-        } catch {
-            throw StoreError.corruptMetadata(key: name, reason: "damaged record (\(error))")
-        }
-    }
-
-    private static func decodeMetadata<T>(_ key: String, _ decode: () throws -> T) throws -> T {
-        do {
-            return try decode()
-        } catch {
-            throw StoreError.corruptMetadata(key: key, reason: "\(error)")
-        }
     }
 
     /// Detaches every live object (they keep their fields) and empties the identity maps.

@@ -69,9 +69,8 @@ extension Store {
             guard let value else {
                 throw StoreError.corruptTextIndex(class: index.className, reason: "its registry record is missing")
             }
-            // Written unsealed (no cipher) in every store.
             var buffer = try key.withUnsafeBytes { key in
-                try index.open(value, key: key, scope: 0, cipher: nil, what: "registry")
+                try openMetadata(value, key: key, name: "text/" + index.className)
             }
             let format = try index.decode("the registry record") { try buffer.readVarInt() }
             guard format <= TextIndex.formatVersion else {

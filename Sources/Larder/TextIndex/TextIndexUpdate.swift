@@ -42,7 +42,7 @@ internal struct TextIndexUpdate {
             record.writeVarInt(TextIndex.formatVersion)
             record.writeVarInt(UInt64(TextIndex.maxChunkRows))
             record.writeVarInt(UInt64(TextIndex.rowBlockShift))
-            try batch.putSealed(record, forKey: TextIndex.registryKey(for: index.className), in: Store.metadataTable)
+            try store.addMetadata(record, forKey: TextIndex.registryKey(for: index.className), to: &batch)
             index.createTables(in: &batch)
         }
         var deltas = TokenDeltas()

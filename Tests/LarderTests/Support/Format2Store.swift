@@ -4,9 +4,12 @@
 @testable import Larder
 
 /// Turns the format 3 store in `directory` back into format 2: every record of `tables` under
-/// its 8-byte rowID key, no pages, format record 2. Returns each table's record count.
+/// its 8-byte rowID key, no pages, format record 2 and, for an encrypted store (whose
+/// `passphrase` is given), its metadata as format 2 stores kept it. Returns each table's record count.
 @discardableResult
-func rewriteAsFormat2(_ directory: TemporaryDirectory, tables: [String] = ["Song", "Playlist"]) throws -> [String: Int] {
+func rewriteAsFormat2(_ directory: TemporaryDirectory, tables: [String] = ["Song", "Playlist"],
+                      passphrase: String? = nil) throws -> [String: Int] {
+    if let passphrase { try rewriteInTheFirstAuthenticatedForm(directory, passphrase: passphrase) }
     let backend = try TokyoCabinetBackend(path: directory.path)
     defer { try? backend.close() }
     var batch = WriteBatch()
