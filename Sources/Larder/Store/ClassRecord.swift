@@ -18,6 +18,9 @@ internal struct ClassRecord: Equatable {
         return String(validating: key[prefix.count...], as: UTF8.self)
     }
 
+    /// How many records the class file holds: every rowID handed out and not deleted has one.
+    var expectedRecordCount: Int { max(0, Int(clamping: nextRowID) - 1 - deletedRowIDs.count) }
+
     func encoded() -> DataBuffer {
         var buffer = DataBuffer()
         buffer.writeVarInt(classID)

@@ -91,6 +91,9 @@ extension Store {
                     if key.elementsEqual(Self.formatKey) {
                         var buffer = try openMetadata(value, key: key, name: "format")
                         foundFormat = try Self.decodeMetadata("format") { try buffer.readVarInt() }
+                    } else if key.elementsEqual(Self.namedBufferCountKey) {
+                        var buffer = try openMetadata(value, key: key, name: "names")
+                        namedBufferCount = try Self.decodeMetadata("names") { Int(clamping: try buffer.readVarInt()) }
                     } else if let name = ClassRecord.name(inKey: key) {
                         var buffer = try openMetadata(value, key: key, name: "class/" + name)
                         records[name] = try Self.decodeMetadata("class/" + name) { try ClassRecord(decoding: &buffer) }

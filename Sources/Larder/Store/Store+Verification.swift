@@ -68,6 +68,10 @@ extension Store {
                 }
                 return true
             }
+            if summary.recordCount < record.expectedRecordCount {
+                report.problems.append(.missingRecords(table: name, expected: record.expectedRecordCount,
+                                                       found: summary.recordCount))
+            }
             existing[name] = rowIDs
             report.classes.append(summary)
         }
@@ -93,6 +97,9 @@ extension Store {
                 report.problems.append(.corruptNamedBuffer(name: name))
             }
             return true
+        }
+        if let expected = namedBufferCount, report.namedBufferCount < expected {
+            report.problems.append(.missingRecords(table: Self.namesTable, expected: expected, found: report.namedBufferCount))
         }
         return report
     }

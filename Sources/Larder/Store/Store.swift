@@ -29,6 +29,9 @@ public final class Store {
     internal var entriesByID: [UInt64: ClassEntry] = [:]
     /// Every class record in the store, registered in this session or not.
     internal var records: [String: ClassRecord] = [:]
+    /// How many named buffers `_names` holds, from the registry (nil in a store that has not
+    /// counted them yet).
+    internal var namedBufferCount: Int?
 
     @exclusivity(unchecked) internal var insertedObjects: [StoredObject] = []
     @exclusivity(unchecked) internal var updatedObjects: [StoredObject] = []
@@ -129,8 +132,11 @@ public final class Store {
             }
             records[name] = record
         }
-        // Open the class file now, so a damaged or foreign file is reported at registration.
-        _ = try backend.recordCount(in: name)
+        // Open the class file now, so a damaged or foreign file is reported at registration,
+        // and one emptied behind the store's back is not taken for a class with no objects.
+        if try backend.recordCount(in: name) == 0 && record.expectedRecordCount > 0 {
+            throw StoreError.missingRecords(table: name, expected: record.expectedRecordCount, found: 0)
+        }
         let entry = ClassEntry(type: type, name: name, record: record)
         try attachTextIndex(to: entry)
         entriesByType[key] = entry

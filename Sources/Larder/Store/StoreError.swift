@@ -30,6 +30,9 @@ public enum StoreError: Error, Equatable, Sendable {
     case formatUpgradeRequired(version: UInt64)
     /// Store metadata is damaged or not understood.
     case corruptMetadata(key: String, reason: String)
+    /// A file holds none of the records the registry says it holds (it was emptied, deleted
+    /// or replaced): nothing is read from it or written into it.
+    case missingRecords(table: String, expected: Int, found: Int)
 
     /// An ordered range scan was asked of a table that is not ordered (not a B+tree).
     case unorderedTable(String)
@@ -104,6 +107,8 @@ extension StoreError: CustomStringConvertible {
         case let .unsupportedFormat(version): return "store format \(version) is newer than this Larder understands"
         case let .formatUpgradeRequired(version): return "store format \(version) must be upgraded: open the store once for writing"
         case let .corruptMetadata(key, reason): return "store metadata '\(key)' is damaged: \(reason)"
+        case let .missingRecords(table, expected, found):
+            return "\(table) should hold \(expected) records and holds \(found): its file was emptied or replaced"
         case let .unorderedTable(name): return "table '\(name)' is not ordered: range scans need a B+tree table"
         case let .invalidStorageName(name): return "invalid storage name '\(name)': use letters, digits, _ - . and do not start with _ or ."
         case let .storageNameTaken(name, type): return "storage name '\(name)' is already registered by \(type)"

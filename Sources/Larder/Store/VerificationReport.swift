@@ -41,6 +41,9 @@ public struct VerificationReport: Sendable, Equatable {
         case unexpectedRowID(class: String, rowID: UInt64)
         /// The class's full-text index is damaged or disagrees with its objects.
         case textIndexMismatch(class: String, reason: String)
+        /// A class file or the named buffers hold fewer records than the registry says: records
+        /// were removed, or the file was emptied or replaced.
+        case missingRecords(table: String, expected: Int, found: Int)
 
         /// A sentence naming the problem, its class and rowID (or name).
         public var description: String {
@@ -53,6 +56,7 @@ public struct VerificationReport: Sendable, Equatable {
             case let .malformedKey(table): return "\(table): a key is malformed"
             case let .unexpectedRowID(name, rowID): return "\(name) \(rowID): rowID was never handed out"
             case let .textIndexMismatch(name, reason): return "\(name) full-text index: \(reason)"
+            case let .missingRecords(table, expected, found): return "\(table): \(expected) records expected, \(found) found"
             }
         }
     }
