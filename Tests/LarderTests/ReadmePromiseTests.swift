@@ -137,8 +137,7 @@ import Testing
 
     @Test func anEncryptedRecordIsItsContentPlus30Bytes() throws {
         let directory = TemporaryDirectory("readme")
-        var configuration = Store.Configuration(encryptionKey: "correct horse")
-        configuration.keyDerivationIterations = 1_000
+        let configuration = Store.Configuration.quickKey("correct horse")
         let store = try Store(path: directory.path, configuration: configuration)
         try store.register(Song.self)
         let song = Song(title: String(repeating: "x", count: 77), seconds: 3)
@@ -160,8 +159,7 @@ import Testing
 
     @Test func rekeyDerivesItsKeyWithTheConfiguredIterationsUnlessGiven() throws {
         let directory = TemporaryDirectory("readme")
-        var configuration = Store.Configuration(encryptionKey: "first")
-        configuration.keyDerivationIterations = 1_000
+        var configuration = Store.Configuration.quickKey("first")
         do {
             let store = try Store(path: directory.path, configuration: configuration)
             #expect(store.encryptionRecord?.iterations == 1_000)
@@ -185,8 +183,7 @@ import Testing
 
     @Test func rekeyingAMigratedStoreWithItsOwnPassphraseRefusesPlaintextFromThenOn() throws {
         let directory = try closedLibrary()
-        var configuration = Store.Configuration(encryptionKey: "the key")
-        configuration.keyDerivationIterations = 1_000
+        let configuration = Store.Configuration.quickKey("the key")
         do {
             let store = try Store(path: directory.path, configuration: configuration)
             try store.register(Song.self)

@@ -109,8 +109,7 @@ import Testing
     @Test func aFormat2StoreIsUpgradedWhenAWriterOpensIt() throws {
         for key in [nil, "secret"] as [String?] {
             let directory = TemporaryDirectory()
-            var configuration = Store.Configuration(encryptionKey: key)
-            configuration.keyDerivationIterations = 1_000
+            let configuration = Store.Configuration.quickKey(key)
             do {
                 let store = try Store(path: directory.path, configuration: configuration)
                 try store.register(Song.self)

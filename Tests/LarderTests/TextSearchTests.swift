@@ -215,8 +215,7 @@ extension Store {
 
     @Test func encryptedIndexesKeepTheirWordsSealed() throws {
         let directory = TemporaryDirectory("fts")
-        var configuration = Store.Configuration(encryptionKey: "secret")
-        configuration.keyDerivationIterations = 1_000
+        let configuration = Store.Configuration.quickKey("secret")
         do {
             let store = try makeIndexedStore(directory, titles: ["Zanzibar Xylophone"], configuration: configuration)
             #expect(try store.titleMatches("[[zanz*]]") == [1])

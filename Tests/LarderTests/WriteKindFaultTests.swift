@@ -45,8 +45,7 @@ final class RenamedAttributeNote: StoredObject {
 
     private static func configuration(key: String?, durability: Store.Configuration.Durability = .full,
                                       readOnly: Bool = false) -> Store.Configuration {
-        var configuration = Store.Configuration(encryptionKey: key)
-        configuration.keyDerivationIterations = 1_000
+        var configuration = Store.Configuration.quickKey(key)
         configuration.durability = durability
         configuration.readOnly = readOnly
         return configuration
