@@ -3,6 +3,7 @@
 // queues run side by side (only their Tokyo Cabinet calls take turns).
 
 import Dispatch
+import Larder
 
 extension DocumentCollection {
     /// Runs `work` on the collection's queue, after everything issued before it.
@@ -73,8 +74,8 @@ extension DocumentCollection {
     /// let id = try await people.insert(["name": "Ada"])
     /// ```
     @discardableResult
-    public func insert(_ document: JSON) async throws -> Int64 {
-        try await enqueue { try self.insert(document) as Int64 }
+    public func insert(_ document: JSON) async throws -> RowID {
+        try await enqueue { try self.insert(document) as RowID }
     }
 
     /// Async form of ``insertBatch(_:)-([JSON])``.
@@ -83,8 +84,8 @@ extension DocumentCollection {
     /// let ids = try await people.insertBatch([["name": "Ada"], ["name": "Grace"]])
     /// ```
     @discardableResult
-    public func insertBatch(_ documents: [JSON]) async throws -> [Int64] {
-        try await enqueue { try self.insertBatch(documents) as [Int64] }
+    public func insertBatch(_ documents: [JSON]) async throws -> [RowID] {
+        try await enqueue { try self.insertBatch(documents) as [RowID] }
     }
 
     /// Async form of ``update(_:)``.
@@ -105,61 +106,70 @@ extension DocumentCollection {
         try await enqueue { try self.updateBatch(documents) as Void }
     }
 
-    /// Async form of ``remove(_:)``.
+    /// Async form of ``delete(_:)``.
     ///
     /// ```swift
-    /// try await people.remove(doc)
+    /// try await people.delete(doc)
     /// ```
-    public func remove(_ document: JSON) async throws {
-        try await enqueue { try self.remove(document) as Void }
+    public func delete(_ document: JSON) async throws {
+        try await enqueue { try self.delete(document) as Void }
     }
 
-    /// Async form of ``remove(where:args:)``.
+    /// Async form of ``delete(where:arguments:)``.
     ///
     /// ```swift
-    /// let removed = try await people.remove(where: "[age] < ?", args: [18])
+    /// let deleted = try await people.delete(where: "[age] < ?", arguments: [18])
     /// ```
     @discardableResult
-    public func remove(where query: String, args: [JSON] = []) async throws -> Int {
-        try await enqueue { try self.remove(where: query, args: args) as Int }
+    public func delete(where query: String, arguments: [JSON] = []) async throws -> Int {
+        try await enqueue { try self.delete(where: query, arguments: arguments) as Int }
     }
 
-    /// Async form of ``find(where:args:orderBy:limit:offset:)``.
+    /// Async form of ``document(id:)``.
     ///
     /// ```swift
-    /// let adults = try await people.find(where: "[age] >= ?", args: [18])
+    /// let ada = try await people.document(id: id)
     /// ```
-    public func find(where query: String? = nil, args: [JSON] = [], orderBy: String? = nil,
+    public func document(id: RowID) async throws -> JSON? {
+        try await enqueue { try self.document(id: id) as JSON? }
+    }
+
+    /// Async form of ``find(where:arguments:orderBy:limit:offset:)``.
+    ///
+    /// ```swift
+    /// let adults = try await people.find(where: "[age] >= ?", arguments: [18])
+    /// ```
+    public func find(where query: String? = nil, arguments: [JSON] = [], orderBy: String? = nil,
                      limit: Int? = nil, offset: Int? = nil) async throws -> [JSON] {
-        try await enqueue { try self.find(where: query, args: args, orderBy: orderBy, limit: limit, offset: offset) as [JSON] }
+        try await enqueue { try self.find(where: query, arguments: arguments, orderBy: orderBy, limit: limit, offset: offset) as [JSON] }
     }
 
-    /// Async form of ``findOne(where:args:)``.
+    /// Async form of ``findOne(where:arguments:)``.
     ///
     /// ```swift
-    /// let ada = try await people.findOne(where: "[name] = ?", args: ["Ada"])
+    /// let ada = try await people.findOne(where: "[name] = ?", arguments: ["Ada"])
     /// ```
-    public func findOne(where query: String, args: [JSON] = []) async throws -> JSON? {
-        try await enqueue { try self.findOne(where: query, args: args) as JSON? }
+    public func findOne(where query: String, arguments: [JSON] = []) async throws -> JSON? {
+        try await enqueue { try self.findOne(where: query, arguments: arguments) as JSON? }
     }
 
-    /// Async form of ``count(where:args:)``.
+    /// Async form of ``count(where:arguments:)``.
     ///
     /// ```swift
     /// let total = try await people.count()
     /// ```
-    public func count(where query: String? = nil, args: [JSON] = []) async throws -> Int {
-        try await enqueue { try self.count(where: query, args: args) as Int }
+    public func count(where query: String? = nil, arguments: [JSON] = []) async throws -> Int {
+        try await enqueue { try self.count(where: query, arguments: arguments) as Int }
     }
 
-    /// Async form of ``explain(where:args:orderBy:limit:)``.
+    /// Async form of ``explain(where:arguments:orderBy:limit:)``.
     ///
     /// ```swift
-    /// print(try await people.explain(where: "[age] > ?", args: [30]))
+    /// print(try await people.explain(where: "[age] > ?", arguments: [30]))
     /// ```
-    public func explain(where query: String? = nil, args: [JSON] = [], orderBy: String? = nil,
+    public func explain(where query: String? = nil, arguments: [JSON] = [], orderBy: String? = nil,
                         limit: Int? = nil) async throws -> String {
-        try await enqueue { try self.explain(where: query, args: args, orderBy: orderBy, limit: limit) as String }
+        try await enqueue { try self.explain(where: query, arguments: arguments, orderBy: orderBy, limit: limit) as String }
     }
 
     /// Async form of ``prepare(where:orderBy:limit:offset:)``.

@@ -3,6 +3,7 @@
 // DocumentCollection+Reading.swift, async forms in DocumentCollection+Async.swift.
 
 import Dispatch
+import Larder
 
 /// A collection of JSON documents (objects) in a ``DocumentStore``, with secondary indexes.
 /// Every document gets a `"__rowid__"` that is never reused.
@@ -11,9 +12,10 @@ import Dispatch
 /// let people = try store.collection("people")
 /// try people.addUniqueIndex("[email]")
 /// let id = try people.insert(["email": "ada@example.com", "age": 36])
-/// var ada = try people.findOne(where: "[__rowid__] = ?", args: [.int(id)])!
-/// ada["age"] = 37
-/// try people.update(ada)
+/// if var ada = try people.document(id: id) {
+///     ada["age"] = 37
+///     try people.update(ada)
+/// }
 /// ```
 public final class DocumentCollection: Sendable {
     /// The collection's name.
@@ -110,19 +112,21 @@ public final class DocumentCollection: Sendable {
     /// The fields declared with ``addQueryableFields(_:)``.
     ///
     /// ```swift
-    /// print(people.queryableFields)   // ["[age]", "[address.city]"]
+    /// print(try people.queryableFields)   // ["[age]", "[address.city]"]
     /// ```
     public var queryableFields: [String] {
-        (try? withState { $0.definition.queryableFields }) ?? []
+        get throws { try withState { $0.definition.queryableFields } }
     }
 
-    /// The index definitions, as `[key], [key] DESC` lists, unique ones marked `UNIQUE `.
+    /// The collection's indexes, in the order they were added.
     ///
     /// ```swift
-    /// print(people.indexes)   // ["UNIQUE [email]", "[last_name], [first_name]"]
+    /// for index in try people.indexes {
+    ///     print(index.isUnique, index.keys.map(\.path))   // true ["[email]"], false ["[last_name]", "[first_name]"]
+    /// }
     /// ```
-    public var indexes: [String] {
-        (try? withState { $0.definition.indexes.map { ($0.isUnique ? "UNIQUE " : "") + $0.name } }) ?? []
+    public var indexes: [DocumentIndex] {
+        get throws { try withState { $0.definition.indexes.map(DocumentIndex.init) } }
     }
 
     /// Names that queries, orderBy and index definitions may use for longer text: a bare
@@ -130,10 +134,10 @@ public final class DocumentCollection: Sendable {
     ///
     /// ```swift
     /// try people.setAliases(["country": "[address.country]"])
-    /// let britons = try people.find(where: "country = ?", args: ["UK"])
+    /// let britons = try people.find(where: "country = ?", arguments: ["UK"])
     /// ```
     public var aliases: [String: String] {
-        (try? withState { $0.definition.aliases }) ?? [:]
+        get throws { try withState { $0.definition.aliases } }
     }
 
     /// Replaces the aliases. Names must be identifiers and not keywords; each text must be
@@ -162,7 +166,7 @@ public final class DocumentCollection: Sendable {
     /// let active = try people.count(where: "[active] = TRUE")
     /// ```
     public var defaultJSON: JSON {
-        (try? withState { $0.definition.defaults }) ?? [:]
+        get throws { try withState { $0.definition.defaults } }
     }
 
     /// Replaces the default document (an object) and rebuilds the indexes with it, atomically.
@@ -182,14 +186,23 @@ public final class DocumentCollection: Sendable {
     }
 
     /// How many decoded documents the collection keeps in memory (least recently used are
-    /// dropped first); 0 turns the cache off. Not persisted; 1,000 to start with.
+    /// dropped first): 1,000 to start with. Set it with ``setCacheSize(_:)``.
     ///
     /// ```swift
-    /// people.cacheSize = 10_000
+    /// print(try people.cacheSize)   // 1000
     /// ```
     public var cacheSize: Int {
-        get { (try? withState { $0.cache.capacity }) ?? 0 }
-        set { try? withState { $0.cache.capacity = newValue } }
+        get throws { try withState { $0.cache.capacity } }
+    }
+
+    /// Sets how many decoded documents the collection keeps in memory; 0 turns the cache
+    /// off. Not persisted.
+    ///
+    /// ```swift
+    /// try people.setCacheSize(10_000)
+    /// ```
+    public func setCacheSize(_ size: Int) throws {
+        try withState { $0.cache.capacity = max(0, size) }
     }
 
     // MARK: Writing
@@ -201,7 +214,7 @@ public final class DocumentCollection: Sendable {
     /// let id = try people.insert(["name": "Ada", "tags": ["math"]])
     /// ```
     @discardableResult
-    public func insert(_ document: JSON) throws -> Int64 {
+    public func insert(_ document: JSON) throws -> RowID {
         try insertBatch([document])[0]
     }
 
@@ -212,12 +225,12 @@ public final class DocumentCollection: Sendable {
     /// let ids = try people.insertBatch([["name": "Ada"], ["name": "Grace"]])
     /// ```
     @discardableResult
-    public func insertBatch(_ documents: [JSON]) throws -> [Int64] {
+    public func insertBatch(_ documents: [JSON]) throws -> [RowID] {
         try withState { state in
             var write = state.beginWrite()
             let rowIDs = try documents.map { try state.stageInsert($0, into: &write) }
             try state.commit(write)
-            return rowIDs
+            return rowIDs.map { RowID(clamping: $0) }
         }
     }
 
@@ -225,7 +238,7 @@ public final class DocumentCollection: Sendable {
     /// ``DocumentError/missingRowID`` or ``DocumentError/documentNotFound(collection:rowID:)``.
     ///
     /// ```swift
-    /// var doc = try people.findOne(where: "[name] = ?", args: ["Ada"])!
+    /// var doc = try people.findOne(where: "[name] = ?", arguments: ["Ada"])!
     /// doc["age"] = 37
     /// try people.update(doc)
     /// ```
@@ -256,12 +269,12 @@ public final class DocumentCollection: Sendable {
         }
     }
 
-    /// Removes the document with the same `"__rowid__"`; throws when there is none.
+    /// Deletes the document with the same `"__rowid__"`; throws when there is none.
     ///
     /// ```swift
-    /// try people.remove(doc)
+    /// try people.delete(doc)
     /// ```
-    public func remove(_ document: JSON) throws {
+    public func delete(_ document: JSON) throws {
         try withState { state in
             var write = state.beginWrite()
             try state.stageRemove(rowID: try CollectionState.rowID(of: document), into: &write)
@@ -269,15 +282,15 @@ public final class DocumentCollection: Sendable {
         }
     }
 
-    /// Removes every document the query matches, atomically; returns how many.
+    /// Deletes every document the query matches, atomically; returns how many.
     ///
     /// ```swift
-    /// let removed = try people.remove(where: "[age] < ?", args: [18])
+    /// let deleted = try people.delete(where: "[age] < ?", arguments: [18])
     /// ```
     @discardableResult
-    public func remove(where query: String, args: [JSON] = []) throws -> Int {
+    public func delete(where query: String, arguments: [JSON] = []) throws -> Int {
         try withState { state in
-            let rows = try QueryRun(state: state, where: query, args: args, orderBy: nil, limit: nil, offset: nil).rows()
+            let rows = try QueryRun(state: state, where: query, arguments: arguments, orderBy: nil, limit: nil, offset: nil).rows()
             var write = state.beginWrite()
             for row in rows { try state.stageRemove(rowID: row.rowID, into: &write) }
             try state.commit(write)

@@ -11,7 +11,7 @@
 /// ```swift
 /// let byCountry = try people.prepare(where: "[address.country] = ?", orderBy: "[age] DESC", limit: 10)
 /// for country in ["UK", "FR"] {
-///     print(country, try byCountry.find(args: [.string(country)]).count, try byCountry.count(args: [.string(country)]))
+///     print(country, try byCountry.find(arguments: [.string(country)]).count, try byCountry.count(arguments: [.string(country)]))
 /// }
 /// ```
 public final class DocumentQuery: Sendable {
@@ -32,56 +32,56 @@ public final class DocumentQuery: Sendable {
     /// offset and at most its limit.
     ///
     /// ```swift
-    /// let uk = try byCountry.find(args: ["UK"])
+    /// let uk = try byCountry.find(arguments: ["UK"])
     /// ```
-    public func find(args: [JSON] = []) throws -> [JSON] {
-        try run(args) { try $0.documents() }
+    public func find(arguments: [JSON] = []) throws -> [JSON] {
+        try run(arguments) { try $0.documents() }
     }
 
     /// The first document the query would find, or nil.
     ///
     /// ```swift
-    /// let oldest = try byCountry.findOne(args: ["UK"])
+    /// let oldest = try byCountry.findOne(arguments: ["UK"])
     /// ```
-    public func findOne(args: [JSON] = []) throws -> JSON? {
-        try run(args, adjusting: { $0.limit = min($0.limit ?? 1, 1) }) { try $0.documents() }.first
+    public func findOne(arguments: [JSON] = []) throws -> JSON? {
+        try run(arguments, adjusting: { $0.limit = min($0.limit ?? 1, 1) }) { try $0.documents() }.first
     }
 
     /// How many documents match; the limit and offset apply to finds only.
     ///
     /// ```swift
-    /// let everyone = try byCountry.count(args: ["UK"])
+    /// let everyone = try byCountry.count(arguments: ["UK"])
     /// ```
-    public func count(args: [JSON] = []) throws -> Int {
-        try run(args, adjusting: { $0.limit = nil; $0.offset = 0 }) { try $0.count() }
+    public func count(arguments: [JSON] = []) throws -> Int {
+        try run(arguments, adjusting: { $0.limit = nil; $0.offset = 0 }) { try $0.count() }
     }
 
-    /// How a run with `args` would go: which index and ranges, or "full scan"; see
-    /// ``DocumentCollection/explain(where:args:orderBy:limit:)``.
+    /// How a run with `arguments` would go: which index and ranges, or "full scan"; see
+    /// ``DocumentCollection/explain(where:arguments:orderBy:limit:)``.
     ///
     /// ```swift
-    /// print(try byCountry.explain(args: ["UK"]))
+    /// print(try byCountry.explain(arguments: ["UK"]))
     /// ```
-    public func explain(args: [JSON] = []) throws -> String {
-        try run(args) { $0.explanation }
+    public func explain(arguments: [JSON] = []) throws -> String {
+        try run(arguments) { $0.explanation }
     }
 
     /// The matching documents decoded as `T` (a `__rowid__` property receives the rowID).
     ///
     /// ```swift
-    /// let users = try byCountry.find(args: ["UK"], as: User.self)
+    /// let users = try byCountry.find(arguments: ["UK"], as: User.self)
     /// ```
-    public func find<T: Decodable>(args: [JSON] = [], as type: T.Type) throws -> [T] {
-        try find(args: args).map { try $0.decode(as: T.self) }
+    public func find<T: Decodable>(arguments: [JSON] = [], as type: T.Type) throws -> [T] {
+        try find(arguments: arguments).map { try $0.decode(as: T.self) }
     }
 
-    /// Binds `args` to the parsed query (after `adjusting` it), plans, and runs `body`.
-    private func run<Result>(_ args: [JSON], adjusting adjust: (inout ParsedQuery) -> Void = { _ in },
+    /// Binds `arguments` to the parsed query (after `adjusting` it), plans, and runs `body`.
+    private func run<Result>(_ arguments: [JSON], adjusting adjust: (inout ParsedQuery) -> Void = { _ in },
                              _ body: (QueryRun) throws -> Result) throws -> Result {
         try collection.withState { state in
             var query = try parsed.current(in: state)
             adjust(&query)
-            return try body(QueryRun(state: state, query: query, args: args))
+            return try body(QueryRun(state: state, query: query, arguments: arguments))
         }
     }
 }

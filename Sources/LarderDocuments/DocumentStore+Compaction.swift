@@ -11,7 +11,7 @@ extension DocumentStore {
     /// to what their records need; ``rekey(to:iterations:compact:)`` compacts by default.
     ///
     /// ```swift
-    /// _ = try store.collection("logs").remove(where: "level = ?", args: ["debug"])
+    /// _ = try store.collection("logs").delete(where: "level = ?", arguments: ["debug"])
     /// try store.compact()
     /// ```
     public func compact() throws {

@@ -7,14 +7,14 @@ import Foundation
 import Larder
 
 /// A store of JSON document collections, in one directory, committed through Larder's
-/// journal: every insert, update or remove, with its index changes, is atomic and durable.
+/// journal: every insert, update or delete, with its index changes, is atomic and durable.
 ///
 /// ```swift
 /// let store = try DocumentStore(path: "/tmp/people.larder")
 /// let people = try store.collection("people")
 /// try people.addIndex("[last_name], [first_name]")
 /// let id = try people.insert(["first_name": "Ada", "last_name": "Lovelace"])
-/// let found = try people.find(where: "[last_name] = ?", args: ["Lovelace"])
+/// let found = try people.find(where: "[last_name] = ?", arguments: ["Lovelace"])
 /// try store.close()
 /// ```
 public final class DocumentStore: @unchecked Sendable {

@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// do {
-///     _ = try users.find(where: "[age] >> ?", args: [30])
+///     _ = try users.find(where: "[age] >> ?", arguments: [30])
 /// } catch let error as QueryError {
 ///     print(error.position, error.message)   // 7 expected a value after '>'
 /// }

@@ -12,20 +12,20 @@ struct QueryRun {
     let plan: QueryPlan
 
     /// Parses and plans; throws `QueryError` for bad text, arguments, limit or offset.
-    init(state: CollectionState, where query: String?, args: [JSON], orderBy: String?, limit: Int?, offset: Int?) throws {
+    init(state: CollectionState, where query: String?, arguments: [JSON], orderBy: String?, limit: Int?, offset: Int?) throws {
         try self.init(state: state, query: ParsedQuery(state: state, where: query, orderBy: orderBy, limit: limit, offset: offset),
-                      args: args)
+                      arguments: arguments)
     }
 
-    /// Binds `args` to a query parsed before, and plans; throws `QueryError` for wrong arguments.
-    init(state: CollectionState, query: ParsedQuery, args: [JSON]) throws {
-        guard !args.contains(where: { $0.nestsDeeper(than: JSON.maximumNesting) }) else { throw DocumentError.nestedTooDeeply }
-        expression = try query.expression(binding: args)
+    /// Binds `arguments` to a query parsed before, and plans; throws `QueryError` for wrong arguments.
+    init(state: CollectionState, query: ParsedQuery, arguments: [JSON]) throws {
+        guard !arguments.contains(where: { $0.nestsDeeper(than: JSON.maximumNesting) }) else { throw DocumentError.nestedTooDeeply }
+        expression = try query.expression(binding: arguments)
         orderBy = query.orderBy
         limit = query.limit
         offset = query.offset
         self.state = state
-        plan = query.plan(binding: args, in: state)
+        plan = query.plan(binding: arguments, in: state)
             ?? QueryPlanner(indexes: state.definition.indexes).plan(where: expression, orderBy: orderBy, limit: limit)
     }
 

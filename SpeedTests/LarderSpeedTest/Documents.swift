@@ -26,41 +26,41 @@ func documents() throws {
         let rowIDs = try users.insertBatch(documents)
         return (rowIDs.count, "last_\(rowIDs.last ?? 0)")
     }
-    users.cacheSize = 0   // measure the store, not the cache
+    try users.setCacheSize(0)   // measure the store, not the cache
     let byCountry = try users.prepare(where: "[address.country] = ?")
     let byName = try users.prepare(where: "[last_name] >= ?", orderBy: "[last_name], [first_name]", limit: 20)
     let byTag = try users.prepare(where: "[tags] CONTAINS ?")
     let byRowID = try users.prepare(where: "[__rowid__] = ?")
     try reporter.measure(phase: "findEqual", storePath: path) {
-        let found = try byCountry.find(args: [.string(UserDocuments.findCountry)])
+        let found = try byCountry.find(arguments: [.string(UserDocuments.findCountry)])
         return (found.count, "first_id_\(found.first?["__rowid__"].intValue ?? 0)")
     }
     try reporter.measure(phase: "findRangeOrderLimit", storePath: path) {
-        let found = try byName.find(args: [.string(UserDocuments.rangeStart)])
+        let found = try byName.find(arguments: [.string(UserDocuments.rangeStart)])
         return (found.count, "first_id_\(found.first?["__rowid__"].intValue ?? 0)")
     }
     try reporter.measure(phase: "findRange100", storePath: path) {
         var rows = 0, firstIDs: Int64 = 0
         for start in UserDocuments.rangeStarts {
-            let found = try byName.find(args: [.string(start)])
+            let found = try byName.find(arguments: [.string(start)])
             rows += found.count
             firstIDs += found.first?["__rowid__"].intValue ?? 0
         }
         return (rows, "first_ids_\(firstIDs)")
     }
     try reporter.measure(phase: "findTag", storePath: path) {
-        let found = try byTag.find(args: [.string(UserDocuments.findTag)])
+        let found = try byTag.find(arguments: [.string(UserDocuments.findTag)])
         return (found.count, "first_id_\(found.first?["__rowid__"].intValue ?? 0)")
     }
     try reporter.measure(phase: "count", storePath: path) {
-        let count = try byCountry.count(args: [.string(UserDocuments.countCountry)])
+        let count = try byCountry.count(arguments: [.string(UserDocuments.countCountry)])
         return (count, "count")
     }
     try reporter.measure(phase: "update10pct", storePath: path) {
         // Every tenth document gets a year older and moves country, in one atomic batch.
         var changed: [JSON] = []
         for rowID in stride(from: Int64(1), through: Int64(source.count), by: 10) {
-            guard var user = try byRowID.findOne(args: [.int(rowID)]) else { continue }
+            guard var user = try byRowID.findOne(arguments: [.int(rowID)]) else { continue }
             user["age"] = .int((user["age"].intValue ?? 0) + 1)
             user["address"]["country"] = .string(UserDocuments.countries[Int(rowID) % UserDocuments.countries.count])
             changed.append(user)

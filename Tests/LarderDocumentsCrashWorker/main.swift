@@ -30,7 +30,7 @@ func run(_ path: String, durability: String, acks: String) throws {
         }
         try docs.insertBatch(batch)
         ackFile.write(Data("\(round)\n".utf8))
-        if var first = try docs.findOne(where: "[__rowid__] = ?", args: [.int(Int64(round))]) {
+        if var first = try docs.findOne(where: "[__rowid__] = ?", arguments: [.int(Int64(round))]) {
             first["group"] = .int(Int64(round % 7))
             first["tags"] = ["updated", .string("t\(round)")]
             try docs.update(first)
@@ -46,7 +46,7 @@ func check(_ path: String) throws -> String {
     guard inconsistent.isEmpty else { return "inconsistent indexes: \(inconsistent)" }
     let rounds = count / 3
     if rounds > 0 {
-        guard try docs.count(where: "[key] = ?", args: [.string("k\(rounds)-2")]) == 1 else { return "last key missing" }
+        guard try docs.count(where: "[key] = ?", arguments: [.string("k\(rounds)-2")]) == 1 else { return "last key missing" }
     }
     return "ok \(rounds)"
 }

@@ -16,7 +16,7 @@ import Testing
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("people")
         try c.insertBatch([["name": "a"], ["name": "b"]])
-        #expect(c.cacheSize == 1_000)
+        #expect(try c.cacheSize == 1_000)
         _ = try c.find(where: "[__rowid__] = 1")
         try damage(c, rowID: 1)
         try damage(c, rowID: 2)
@@ -24,23 +24,23 @@ import Testing
         #expect(throws: DocumentError.corruptDocument(collection: "people", rowID: 2, reason: "checksum mismatch")) {
             try c.find(where: "[__rowid__] = 2")
         }
-        c.cacheSize = 0
+        try c.setCacheSize(0)
         #expect(throws: DocumentError.self) { try c.find(where: "[__rowid__] = 1") }
     }
 
     @Test func theCacheEvictsTheLeastRecentlyUsedAndFollowsWrites() throws {
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("people")
-        c.cacheSize = 2
+        try c.setCacheSize(2)
         try c.insertBatch([["n": 1], ["n": 2], ["n": 3], ["n": 4]])
-        for rowID in [1, 2, 3, 2, 4] { _ = try c.find(where: "[__rowid__] = ?", args: [.int(Int64(rowID))]) }
+        for rowID in [1, 2, 3, 2, 4] { _ = try c.find(where: "[__rowid__] = ?", arguments: [.int(Int64(rowID))]) }
         #expect(try c.withState { state in [1, 2, 3, 4].map { state.cache.contains($0) } } == [false, true, false, true])
         try c.update(["__rowid__": 2, "n": 20])
         #expect(try c.find(where: "[__rowid__] = 2") == [["n": 20, "__rowid__": 2]])
-        try c.remove(["__rowid__": 4])
+        try c.delete(["__rowid__": 4])
         #expect(try c.withState { $0.cache.contains(4) } == false)
         #expect(try c.find(where: "[__rowid__] = 4").isEmpty)
-        c.cacheSize = 1
+        try c.setCacheSize(1)
         #expect(try c.withState { $0.cache.count } == 1)
         var cache = DocumentCache(capacity: 3)
         for rowID in Int64(1) ... 10 { cache.store(.int(rowID), for: rowID) }
@@ -71,8 +71,8 @@ import Testing
         } catch DocumentError.uniqueConstraint(let index, let value) {
             #expect(index == "[email]" && value == "a")
         }
-        try await c.remove(["__rowid__": 2])
-        #expect(try await c.remove(where: "[n] = 5") == 1)
+        try await c.delete(["__rowid__": 2])
+        #expect(try await c.delete(where: "[n] = 5") == 1)
         #expect(try await c.count() == 1)
     }
 
@@ -88,7 +88,7 @@ import Testing
                     for i in 0 ..< 25 {
                         try await users.insert(["email": .string("\(task)-\(i)"), "group": .int(Int64(task % 4))])
                         try await logs.insert(["task": .int(Int64(task))])
-                        _ = try await users.count(where: "[group] = ?", args: [.int(Int64(task % 4))])
+                        _ = try await users.count(where: "[group] = ?", arguments: [.int(Int64(task % 4))])
                     }
                     // Everyone tries the same email: exactly one task wins it.
                     _ = try? await users.insert(["email": "shared"])
@@ -137,6 +137,6 @@ import Testing
         // Literals are JSON documents, not Encodable dictionaries: a double stays a double.
         let id = try await c.insert(["score": 1.0])
         try await c.insertBatch([["score": 2.0], ["score": 3.5]])
-        #expect(try await c.find(where: "[__rowid__] >= ?", args: [.int(id)]).map { $0["score"] } == [.double(1), .double(2), .double(3.5)])
+        #expect(try await c.find(where: "[__rowid__] >= ?", arguments: [.rowID(id)]).map { $0["score"] } == [.double(1), .double(2), .double(3.5)])
     }
 }

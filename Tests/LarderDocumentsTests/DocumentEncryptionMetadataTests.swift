@@ -104,7 +104,7 @@ import Testing
             try write(EncryptionRecord(iterations: current.iterations, requiresEncryption: true, salt: current.salt, check: check),
                       to: path)
             let store = try open(path)
-            #expect(try store.collection("vault").findOne(where: "[n] = ?", args: [2])?["n"] == 2)
+            #expect(try store.collection("vault").findOne(where: "[n] = ?", arguments: [2])?["n"] == 2)
             try store.close()
             #expect(try storedRecord(path).isLegacy == false)
             #expect(try storedRecord(path).requiresEncryption)

@@ -110,7 +110,7 @@ import Testing
             try fillWithSecrets(store)
             // Updates and removals rewrite pages and runs.
             let c = try store.collection("vault")
-            var first = try #require(try c.findOne(where: "[code] = ?", args: ["Zanzibar-1000"]))
+            var first = try #require(try c.findOne(where: "[code] = ?", arguments: ["Zanzibar-1000"]))
             first["note"] = "Unindexed-secret-note-0"
             try c.update(first)
             try store.close()
@@ -121,7 +121,7 @@ import Testing
             let reopened = try open(path, key: "correct horse")
             let vault = try reopened.collection("vault")
             #expect(try vault.count() == 300)
-            #expect(try vault.findOne(where: "[code] = ?", args: ["Zanzibar-1042"])?["serial"] == .int(555_444_333_042))
+            #expect(try vault.findOne(where: "[code] = ?", arguments: ["Zanzibar-1042"])?["serial"] == .int(555_444_333_042))
             #expect(try reopened.metadata(forKey: "hint") == "Metadata-secret-value")
             #expect(try vault.inconsistentIndexes().isEmpty)
             try reopened.close()
@@ -136,7 +136,7 @@ import Testing
             #expect(throws: StoreError.wrongEncryptionKey) { _ = try open(path, key: "wrong") }
             #expect(throws: StoreError.encryptionKeyRequired) { _ = try open(path, key: nil) }
             let reopened = try open(path, key: "right")
-            #expect(try reopened.collection("vault").count(where: "[tags] CONTAINS ?", args: ["Quetzal-3"]) == 3)
+            #expect(try reopened.collection("vault").count(where: "[tags] CONTAINS ?", arguments: ["Quetzal-3"]) == 3)
             try reopened.close()
         }
     }
@@ -164,7 +164,7 @@ import Testing
             flipped[flipped.count / 2] ^= 0x01
             try c.withState { try $0.replaceRawRecord(7, with: flipped) }
             #expect(throws: DocumentError.corruptDocument(collection: "vault", rowID: 7, reason: "authentication failed")) {
-                _ = try c.findOne(where: "[__rowid__] = ?", args: [7])
+                _ = try c.findOne(where: "[__rowid__] = ?", arguments: [7])
             }
             try c.withState { try $0.replaceRawRecord(7, with: original) }
             // A flipped byte in a sealed index run.
@@ -174,13 +174,13 @@ import Testing
             let reopened = try open(path, key: "k")
             #expect(throws: DocumentError.corruptIndex(collection: "vault", index: "[code]",
                                                        reason: "sealed index record fails authentication")) {
-                _ = try reopened.collection("vault").find(where: "[code] >= ?", args: ["Z"])
+                _ = try reopened.collection("vault").find(where: "[code] >= ?", arguments: ["Z"])
             }
             // The cure: dropping the index (its damaged directory too) and adding it again.
             let vault = try reopened.collection("vault")
             #expect(try vault.dropIndex("[code]"))
             try vault.addIndex("[code]")
-            #expect(try vault.count(where: "[code] >= ?", args: ["Z"]) == 40)
+            #expect(try vault.count(where: "[code] >= ?", arguments: ["Z"]) == 40)
             #expect(try vault.inconsistentIndexes().isEmpty)
             try reopened.close()
         }
@@ -209,7 +209,7 @@ import Testing
             try backend.apply(batch)
             #expect(throws: DocumentError.corruptIndex(collection: "vault", index: "[note]",
                                                        reason: "sealed index record fails authentication")) {
-                _ = try c.find(where: "[note] >= ?", args: [""])
+                _ = try c.find(where: "[note] >= ?", arguments: [""])
             }
             // Run 1 of [code] put in place of its run 2: another number.
             batch = WriteBatch()
@@ -217,7 +217,7 @@ import Testing
             try backend.apply(batch)
             #expect(throws: DocumentError.corruptIndex(collection: "vault", index: "[code]",
                                                        reason: "sealed index record fails authentication")) {
-                _ = try c.count(where: "[code] >= ?", args: [""])
+                _ = try c.count(where: "[code] >= ?", arguments: [""])
             }
             try store.close()
         }
@@ -252,7 +252,7 @@ import Testing
                     let c = try store.collection(names[position])
                     for round in 0 ..< 20 {
                         _ = try c.insertBatch(Self.secretDocuments(20))
-                        let found = try c.find(where: "[amount] >= ?", args: [.int(987_654_321_010)])
+                        let found = try c.find(where: "[amount] >= ?", arguments: [.int(987_654_321_010)])
                         guard found.count == 10 * (round + 1) else { throw DocumentError.missingRowID }
                     }
                 } catch {
@@ -287,23 +287,23 @@ import Testing
             let sealed = try a.withState { try $0.rawRecord(1) }
             try a.withState { try $0.replaceRawRecord(2, with: sealed) }
             #expect(throws: DocumentError.corruptDocument(collection: "a", rowID: 2, reason: "authentication failed")) {
-                _ = try a.findOne(where: "[__rowid__] = ?", args: [2])
+                _ = try a.findOne(where: "[__rowid__] = ?", arguments: [2])
             }
             try b.withState { try $0.replaceRawRecord(1, with: sealed) }
             #expect(throws: DocumentError.corruptDocument(collection: "b", rowID: 1, reason: "authentication failed")) {
-                _ = try b.findOne(where: "[__rowid__] = ?", args: [1])
+                _ = try b.findOne(where: "[__rowid__] = ?", arguments: [1])
             }
             // A plaintext record slipped into an encrypted collection is refused too.
             let plaintext = DocumentRecord.seal(["forged": true], key: DocumentTable.recordKey(3), isDocument: true)
             try a.withState { try $0.replaceRawRecord(3, with: plaintext) }
-            #expect(throws: DocumentError.self) { _ = try a.findOne(where: "[__rowid__] = ?", args: [3]) }
+            #expect(throws: DocumentError.self) { _ = try a.findOne(where: "[__rowid__] = ?", arguments: [3]) }
             try store.close()
         }
     }
 
     /// Queries over every kind of index read: equality, ranges both ways, orderBy with limits,
     /// counts, a multi-valued index, a unique index, and a full scan.
-    static let queries: [(query: String?, args: [JSON], orderBy: String?, limit: Int?)] = [
+    static let queries: [(query: String?, arguments: [JSON], orderBy: String?, limit: Int?)] = [
         ("[code] = ?", ["Zanzibar-1100"], nil, nil),
         ("[code] >= ? AND [code] < ?", ["Zanzibar-1050", "Zanzibar-1400"], nil, nil),
         ("[amount] > ?", [.int(987_654_321_900)], "[amount] DESC", 25),
@@ -319,8 +319,8 @@ import Testing
     /// Every query's documents and count.
     private func answers(_ c: DocumentCollection) throws -> [String] {
         try Self.queries.map { q in
-            let found = try c.find(where: q.query, args: q.args, orderBy: q.orderBy, limit: q.limit)
-            let count = try c.count(where: q.query, args: q.args)
+            let found = try c.find(where: q.query, arguments: q.arguments, orderBy: q.orderBy, limit: q.limit)
+            let count = try c.count(where: q.query, arguments: q.arguments)
             return "\(count) \(found)"
         }
     }
@@ -339,9 +339,9 @@ import Testing
         for document in documents[1_000...] { _ = try c.insert(document) }
         for _ in 0 ..< 200 {
             let rowID = Int64.random(in: 1 ... 1_500, using: &generator)
-            guard var document = try c.findOne(where: "[__rowid__] = ?", args: [.int(rowID)]) else { continue }
+            guard var document = try c.findOne(where: "[__rowid__] = ?", arguments: [.int(rowID)]) else { continue }
             if Bool.random(using: &generator) {
-                _ = try c.remove(where: "[__rowid__] = ?", args: [.int(rowID)])
+                _ = try c.delete(where: "[__rowid__] = ?", arguments: [.int(rowID)])
             } else {
                 document["amount"] = .int(Int64.random(in: 987_654_321_000 ... 987_654_322_000, using: &generator))
                 document["code"] = .string("Zanzibar-\(Int.random(in: 1_000 ... 2_000, using: &generator))")

@@ -12,12 +12,12 @@ import Testing
         let id = try people.insert(["name": "Ada", "age": 36, "__rowid__": 99])
         #expect(id == 1)
         #expect(try people.insert(["name": "Grace", "age": 45]) == 2)
-        var ada = try #require(try people.findOne(where: "[name] = ?", args: ["Ada"]))
+        var ada = try #require(try people.findOne(where: "[name] = ?", arguments: ["Ada"]))
         #expect(ada == ["name": "Ada", "age": 36, "__rowid__": 1])
         ada["age"] = 37
         try people.update(ada)
-        #expect(try people.find(where: "[age] > ?", args: [36]).map { $0["name"] } == ["Ada", "Grace"])
-        try people.remove(ada)
+        #expect(try people.find(where: "[age] > ?", arguments: [36]).map { $0["name"] } == ["Ada", "Grace"])
+        try people.delete(ada)
         #expect(try people.find() == [["name": "Grace", "age": 45, "__rowid__": 2]])
         #expect(try people.count() == 1)
         // rowIDs are never reused.
@@ -29,9 +29,9 @@ import Testing
         let people = try temporary.store.collection("people")
         try people.insert(["name": "Ada"])
         #expect(throws: DocumentError.documentNotFound(collection: "people", rowID: 7)) { try people.update(["__rowid__": 7, "name": "x"]) }
-        #expect(throws: DocumentError.documentNotFound(collection: "people", rowID: 7)) { try people.remove(["__rowid__": 7]) }
+        #expect(throws: DocumentError.documentNotFound(collection: "people", rowID: 7)) { try people.delete(["__rowid__": 7]) }
         #expect(throws: DocumentError.missingRowID) { try people.update(["name": "x"]) }
-        #expect(throws: DocumentError.missingRowID) { try people.remove(["__rowid__": "1"]) }
+        #expect(throws: DocumentError.missingRowID) { try people.delete(["__rowid__": "1"]) }
         #expect(throws: DocumentError.notAnObject([1, 2])) { try people.insert([1, 2]) }
         #expect(throws: DocumentError.notAnObject(5)) { try people.insertBatch([["a": 1], 5]) }
         #expect(try people.count() == 1)
@@ -63,14 +63,14 @@ import Testing
             try people.addQueryableFields("[age], [address.city]")
             try people.setAliases(["country": "[address.country]"])
             try people.setDefaultJSON(["email": nil, "active": true])
-            try people.remove(where: "[age] > ?", args: [45])
+            try people.delete(where: "[age] > ?", arguments: [45])
         }
         let store = try temporary.reopen()
         let people = try store.collection("people")
-        #expect(people.indexes == ["[last_name], [first_name] DESC", "UNIQUE [email]"])
-        #expect(people.queryableFields == ["[age]", "[address.city]"])
-        #expect(people.aliases == ["country": "[address.country]"])
-        #expect(people.defaultJSON == ["email": nil, "active": true])
+        #expect(try people.indexes.map(\.description) == ["[last_name], [first_name] DESC", "UNIQUE [email]"])
+        #expect(try people.queryableFields == ["[age]", "[address.city]"])
+        #expect(try people.aliases == ["country": "[address.country]"])
+        #expect(try people.defaultJSON == ["email": nil, "active": true])
         #expect(try people.count() == 30 - 4)
         #expect(try people.count(where: "country = 'UK' AND [active] = TRUE") == 9)
         #expect(try people.insert(["name": "new"]) == 31)
@@ -97,7 +97,7 @@ import Testing
         let temporary = try TemporaryStore()
         let people = try temporary.store.collection("people")
         try people.insertBatch([["name": "Ada"], ["name": "Grace"]])
-        people.cacheSize = 0
+        try people.setCacheSize(0)
         let (first, second) = try people.withState { state in
             (try state.rawRecord(1), try state.rawRecord(2))
         }

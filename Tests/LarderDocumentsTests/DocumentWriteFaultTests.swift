@@ -68,9 +68,9 @@ import Testing
             try people.updateBatch([["__rowid__": 1, "name": "One", "email": "one@example.com"],
                                     ["__rowid__": 3, "name": "Three", "email": "p3@example.com", "age": 1]])
         case .remove:
-            try people.remove(["__rowid__": 2])
+            try people.delete(["__rowid__": 2])
         case .removeWhere:
-            #expect(try people.remove(where: "[age] < ?", args: [45]) == 2)
+            #expect(try people.delete(where: "[age] < ?", arguments: [45]) == 2)
         case .addIndex:
             try people.addIndex("[age]")
         case .addUniqueIndex:
@@ -127,8 +127,9 @@ import Testing
         var lines = ["metadata \(String(describing: try store.metadata(forKey: "version")))"]
         for name in names.sorted() {
             let collection = try store.collection(name)
-            lines.append("collection \(name): indexes \(collection.indexes), aliases \(collection.aliases.sorted { $0.key < $1.key }), "
-                         + "queryable \(collection.queryableFields), defaults \(collection.defaultJSON)")
+            let (indexes, aliases) = (try collection.indexes, try collection.aliases.sorted { $0.key < $1.key })
+            let (queryable, defaults) = (try collection.queryableFields, try collection.defaultJSON)
+            lines.append("collection \(name): indexes \(indexes), aliases \(aliases), queryable \(queryable), defaults \(defaults)")
             lines += try collection.find().map { "document \($0)" }.sorted()
             lines.append("inconsistent indexes \(try collection.inconsistentIndexes())")
         }

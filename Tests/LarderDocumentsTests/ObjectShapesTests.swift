@@ -4,6 +4,7 @@
 
 import Testing
 import SpeedSupport
+import Larder
 @testable import LarderDocuments
 
 @Suite struct ObjectShapesTests {
@@ -148,16 +149,16 @@ extension ObjectShapesTests {
     @Test func aBigFindTeachesTheCollectionItsKeySets() throws {
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("people")
-        c.cacheSize = 0
+        try c.setCacheSize(0)
         try c.addIndex("[age]")
         try c.insertBatch((1 ... 5_000).map { ["name": .string("p\($0)"), "age": .int(Int64($0 % 90))] })
         #expect(try c.withState { $0.documents.shapes.shapes.count } == 0)
         // Through the index: the documents are decoded on every core, not with the collection's sets.
-        #expect(try c.find(where: "[age] >= ?", args: [0]).count == 5_000)
+        #expect(try c.find(where: "[age] >= ?", arguments: [0]).count == 5_000)
         #expect(try c.withState { $0.documents.shapes.shapes.count } == 1)
         // A small find now decodes from the learned set.
         let misses = try c.withState { $0.documents.shapes.misses }
-        #expect(try c.find(where: "[name] = ?", args: ["p7"]) == [["name": "p7", "age": 7, "__rowid__": 7]])
+        #expect(try c.find(where: "[name] = ?", arguments: ["p7"]) == [["name": "p7", "age": 7, "__rowid__": 7]])
         #expect(try c.withState { $0.documents.shapes.misses } == misses)
     }
 
@@ -173,13 +174,13 @@ extension ObjectShapesTests {
     /// sets hold `{a, c}`, which an `{a, b}` object matches up to its second key, and after
     /// 64 objects of new key sets they learn no more (issue 19, defect 3).
     private static func collectionEndingWith(_ nested: JSON, in temporary: TemporaryStore,
-                                             name: String) throws -> (DocumentCollection, Int64) {
+                                             name: String) throws -> (DocumentCollection, RowID) {
         let written = try temporary.store.collection(name)
         _ = try written.insertBatch((0 ..< 62).map { i -> JSON in .object(["k\(i)": .int(Int64(i))]) })
         _ = try written.insert(["x": ["a": 1, "c": 1]])
         let rowID = try written.insert(nested)
         let collection = try temporary.reopen().collection(name)
-        collection.cacheSize = 0
+        try collection.setCacheSize(0)
         return (collection, rowID)
     }
 
@@ -188,9 +189,9 @@ extension ObjectShapesTests {
         let depth = 16
         let (collection, rowID) = try Self.collectionEndingWith(Self.nestedAB(depth), in: temporary, name: "nested")
         let decodedBefore = try collection.withState { $0.documents.shapes.hits + $0.documents.shapes.misses }
-        let read = try #require(try collection.findOne(where: "[b] = ?", args: [1]))
+        let read = try #require(try collection.findOne(where: "[b] = ?", arguments: [1]))
         let decoded = try collection.withState { $0.documents.shapes.hits + $0.documents.shapes.misses } - decodedBefore
-        #expect(read["a"] == Self.nestedAB(depth - 1) && read["b"] == 1 && read["__rowid__"] == .int(rowID))
+        #expect(read["a"] == Self.nestedAB(depth - 1) && read["b"] == 1 && read.rowID == rowID)
         // Every object the scan decodes, once: 65 documents and their inner objects.
         #expect(decoded <= 65 + 1 + depth, "\(decoded) objects decoded")
     }
@@ -200,10 +201,10 @@ extension ObjectShapesTests {
         let depth = 100   // README: documents nest at most 100 levels
         let (collection, rowID) = try Self.collectionEndingWith(Self.nestedAB(depth), in: temporary, name: "deep")
         // A scan fills the key sets as above; then the best of three reads by rowID is timed.
-        #expect(try collection.findOne(where: "[b] = ?", args: [1])?["__rowid__"] == .int(rowID))
+        #expect(try collection.findOne(where: "[b] = ?", arguments: [1])?.rowID == rowID)
         let clock = ContinuousClock()
         let best = try (0 ..< 3).map { _ in
-            try clock.measure { _ = try collection.findOne(where: "[__rowid__] = ?", args: [.int(rowID)]) }
+            try clock.measure { _ = try collection.document(id: rowID) }
         }.min()
         #expect(try #require(best) < .milliseconds(10), "best read took \(String(describing: best))")
     }

@@ -46,7 +46,7 @@ import Testing
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("many")
         try c.insertBatch((1 ... 6_000).map { ["n": .int(Int64($0))] })
-        #expect(try c.remove(where: "[n] >= ? AND [n] < ?", args: [2_000, 2_300]) == 300)
+        #expect(try c.delete(where: "[n] >= ? AND [n] < ?", arguments: [2_000, 2_300]) == 300)
         try c.withState { state in
             let pages = try pages(of: state)
             // 6,000 rowIDs in pages 0 ... 46; page 16 (rowIDs 2,048 ... 2,175) was emptied.

@@ -46,16 +46,16 @@ import SpeedSupport
             made += 1
             for _ in 0 ..< 5 {
                 cases += 1
-                let args = query.placeholderPositions.map { _ in pick(values) }
-                guard let plan = prepared.plan(binding: args) else {
-                    #expect(args.contains { $0.isNull || $0.arrayValue != nil }, "\(text) with \(args) was not answered")
+                let arguments = query.placeholderPositions.map { _ in pick(values) }
+                guard let plan = prepared.plan(binding: arguments) else {
+                    #expect(arguments.contains { $0.isNull || $0.arrayValue != nil }, "\(text) with \(arguments) was not answered")
                     continue
                 }
                 answered += 1
                 // A run may change the limit (findOne, count): the prepared plan holds for all.
                 for runLimit in [limit, nil, 1] {
-                    let expected = QueryPlanner(indexes: indexes).plan(where: try query.bound(to: args), orderBy: orderBy, limit: runLimit)
-                    #expect(plan == expected, "\(text) orderBy \(orderBy) limit \(String(describing: runLimit)) with \(args)")
+                    let expected = QueryPlanner(indexes: indexes).plan(where: try query.bound(to: arguments), orderBy: orderBy, limit: runLimit)
+                    #expect(plan == expected, "\(text) orderBy \(orderBy) limit \(String(describing: runLimit)) with \(arguments)")
                 }
             }
         }
@@ -82,18 +82,18 @@ import SpeedSupport
         let people = try temporary.store.collection("people")
         try people.insertBatch(samplePeople(40))
         let byName = try people.prepare(where: "[last_name] >= ?", orderBy: "[last_name]", limit: 5)
-        #expect(try byName.explain(args: ["L2"]).hasPrefix("full scan"))
+        #expect(try byName.explain(arguments: ["L2"]).hasPrefix("full scan"))
         try people.addIndex("[last_name]")
-        #expect(try byName.explain(args: ["L2"]).hasPrefix("index [last_name]"))
-        #expect(try byName.find(args: ["L2"]) == (try people.find(where: "[last_name] >= ?", args: ["L2"], orderBy: "[last_name]", limit: 5)))
+        #expect(try byName.explain(arguments: ["L2"]).hasPrefix("index [last_name]"))
+        #expect(try byName.find(arguments: ["L2"]) == (try people.find(where: "[last_name] >= ?", arguments: ["L2"], orderBy: "[last_name]", limit: 5)))
         // Prepared with the index: a run sees it made multi-valued, then dropped.
         let byLastName = try people.prepare(where: "[last_name] >= ?")
-        #expect(try byLastName.explain(args: ["L2"]).hasPrefix("index [last_name]: range"))
+        #expect(try byLastName.explain(arguments: ["L2"]).hasPrefix("index [last_name]: range"))
         try people.insert(["last_name": ["L2", "L3"]])
-        #expect(try byLastName.explain(args: ["L2"]) == "full scan")   // no range on a multi-valued index
-        #expect(try byLastName.find(args: ["L2"]) == (try people.find(where: "[last_name] >= ?", args: ["L2"])))
+        #expect(try byLastName.explain(arguments: ["L2"]) == "full scan")   // no range on a multi-valued index
+        #expect(try byLastName.find(arguments: ["L2"]) == (try people.find(where: "[last_name] >= ?", arguments: ["L2"])))
         #expect(try people.dropIndex("[last_name]"))
-        #expect(try byName.explain(args: ["L2"]).hasPrefix("full scan"))
-        #expect(try byName.find(args: ["L2"]) == (try people.find(where: "[last_name] >= ?", args: ["L2"], orderBy: "[last_name]", limit: 5)))
+        #expect(try byName.explain(arguments: ["L2"]).hasPrefix("full scan"))
+        #expect(try byName.find(arguments: ["L2"]) == (try people.find(where: "[last_name] >= ?", arguments: ["L2"], orderBy: "[last_name]", limit: 5)))
     }
 }

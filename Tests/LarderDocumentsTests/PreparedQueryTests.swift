@@ -21,22 +21,22 @@ import Testing
         let query = "[last_name] >= ? AND [age] < ?"
         let page = try people.prepare(where: query, orderBy: "[last_name], [first_name] DESC", limit: 7, offset: 2)
         for (name, age) in [("L0", 70), ("L2", 45), ("L3", 30), ("L9", 70)] {
-            let args: [JSON] = [.string(name), .int(Int64(age))]
-            let expected = try people.find(where: query, args: args, orderBy: "[last_name], [first_name] DESC", limit: 7, offset: 2)
-            #expect(try page.find(args: args) == expected)
-            #expect(try page.findOne(args: args) == expected.first)
+            let arguments: [JSON] = [.string(name), .int(Int64(age))]
+            let expected = try people.find(where: query, arguments: arguments, orderBy: "[last_name], [first_name] DESC", limit: 7, offset: 2)
+            #expect(try page.find(arguments: arguments) == expected)
+            #expect(try page.findOne(arguments: arguments) == expected.first)
             // count ignores the limit and the offset.
-            #expect(try page.count(args: args) == (try people.count(where: query, args: args)))
-            #expect(try page.explain(args: args)
-                    == (try people.explain(where: query, args: args, orderBy: "[last_name], [first_name] DESC", limit: 7)))
+            #expect(try page.count(arguments: arguments) == (try people.count(where: query, arguments: arguments)))
+            #expect(try page.explain(arguments: arguments)
+                    == (try people.explain(where: query, arguments: arguments, orderBy: "[last_name], [first_name] DESC", limit: 7)))
         }
         struct Name: Decodable, Equatable { var last_name: String }
-        #expect(try page.find(args: ["L2", 45], as: Name.self)
-                == (try people.find(where: query, args: ["L2", 45], orderBy: "[last_name], [first_name] DESC", limit: 7,
+        #expect(try page.find(arguments: ["L2", 45], as: Name.self)
+                == (try people.find(where: query, arguments: ["L2", 45], orderBy: "[last_name], [first_name] DESC", limit: 7,
                                     offset: 2, as: Name.self)))
-        #expect(try page.find(args: ["L2", 45]).count == 7)
-        #expect(try page.count(args: ["L2", 45]) > 9)
-        #expect(try page.findOne(args: ["L9", 70]) == nil)
+        #expect(try page.find(arguments: ["L2", 45]).count == 7)
+        #expect(try page.count(arguments: ["L2", 45]) > 9)
+        #expect(try page.findOne(arguments: ["L9", 70]) == nil)
 
         // Without a WHERE clause: every document, in the query's order.
         let everyone = try people.prepare(orderBy: "[age] DESC", limit: 3)
@@ -57,19 +57,19 @@ import Testing
 
         let query = try people.prepare(where: "[age] BETWEEN ? AND ?")
         #expect(throws: QueryError(query: "[age] BETWEEN ? AND ?", position: 20, message: "placeholder 2 has no argument (1 given)")) {
-            try query.find(args: [30])
+            try query.find(arguments: [30])
         }
         #expect(throws: QueryError(query: "[age] BETWEEN ? AND ?", position: 21,
                                    message: "the query has 2 placeholders but 3 arguments were given")) {
-            try query.count(args: [30, 40, 50])
+            try query.count(arguments: [30, 40, 50])
         }
         #expect(throws: QueryError(query: "", position: 0, message: "1 arguments given without a query")) {
-            try people.prepare().find(args: [1])
+            try people.prepare().find(arguments: [1])
         }
         #expect(throws: DocumentError.nestedTooDeeply) {
-            try query.find(args: [30, (0 ..< 200).reduce(JSON.null) { inner, _ in .array([inner]) }])
+            try query.find(arguments: [30, (0 ..< 200).reduce(JSON.null) { inner, _ in .array([inner]) }])
         }
-        #expect(try query.find(args: [30, 31]).count == (try people.count(where: "[age] >= 30 AND [age] <= 31")))
+        #expect(try query.find(arguments: [30, 31]).count == (try people.count(where: "[age] >= 30 AND [age] <= 31")))
         #expect(try people.count() == 60)
     }
 
@@ -78,14 +78,14 @@ import Testing
         let people = try people(temporary, indexed: false)
         try people.setAliases(["place": "[address.country]"])
         let query = try people.prepare(where: "place = ?", orderBy: "[__rowid__]")
-        #expect(rowIDs(try query.find(args: ["FR"])) == Array(stride(from: 2, through: 60, by: 3)))
-        #expect(try query.explain(args: ["FR"]).hasPrefix("full scan"))
+        #expect(rowIDs(try query.find(arguments: ["FR"])) == Array(stride(from: 2, through: 60, by: 3)))
+        #expect(try query.explain(arguments: ["FR"]).hasPrefix("full scan"))
 
         try people.addIndex("[address.city]")
         try people.setAliases(["place": "[address.city]"])
-        #expect(rowIDs(try query.find(args: ["C1"])) == Array(stride(from: 2, through: 60, by: 4)))
-        #expect(try query.find(args: ["FR"]).isEmpty)
-        #expect(try query.explain(args: ["C1"]).hasPrefix("index [address.city]"))
+        #expect(rowIDs(try query.find(arguments: ["C1"])) == Array(stride(from: 2, through: 60, by: 4)))
+        #expect(try query.find(arguments: ["FR"]).isEmpty)
+        #expect(try query.explain(arguments: ["C1"]).hasPrefix("index [address.city]"))
     }
 
     @Test func asyncFormsRunOnTheCollectionsQueue() async throws {
@@ -94,12 +94,12 @@ import Testing
         let people = try temporary.store.collection("people")
         let adults = try await people.prepare(where: "[age] >= ?", orderBy: "[age]")
         #expect(try await people.insertBatch([["first_name": "Ada", "age": 36], ["first_name": "Tim", "age": 12]]) == [1, 2])
-        #expect(rowIDs(try await adults.find(args: [18])) == [1])
-        #expect(try await adults.count(args: [0]) == 2)
-        #expect(try await adults.findOne(args: [10])?["first_name"] == "Tim")
-        #expect(try await adults.find(args: [18], as: Person.self) == [Person(first_name: "Ada", age: 36)])
-        #expect(try await adults.find(args: [0], as: Person.self).map(\.age) == [12, 36])
-        #expect(try await adults.explain(args: [18]) == "full scan; then sort")
+        #expect(rowIDs(try await adults.find(arguments: [18])) == [1])
+        #expect(try await adults.count(arguments: [0]) == 2)
+        #expect(try await adults.findOne(arguments: [10])?["first_name"] == "Tim")
+        #expect(try await adults.find(arguments: [18], as: Person.self) == [Person(first_name: "Ada", age: 36)])
+        #expect(try await adults.find(arguments: [0], as: Person.self).map(\.age) == [12, 36])
+        #expect(try await adults.explain(arguments: [18]) == "full scan; then sort")
         #expect(adults.collection.name == "people")
     }
 }

@@ -46,15 +46,15 @@ import SpeedSupport
                 query = (0 ..< Int.random(in: 1 ... 12, using: &generator))
                     .map { _ in Self.fragments.randomElement(using: &generator) ?? "" }.joined(separator: " ")
             }
-            let args: [JSON] = (0 ..< Int.random(in: 0 ... 3, using: &generator)).map { _ in [JSON.int(30), "UK", nil, ["x"]].randomElement(using: &generator) ?? nil }
+            let arguments: [JSON] = (0 ..< Int.random(in: 0 ... 3, using: &generator)).map { _ in [JSON.int(30), "UK", nil, ["x"]].randomElement(using: &generator) ?? nil }
             do {
-                _ = try c.find(where: query, args: args, orderBy: round % 3 == 0 ? "[age] DESC" : nil, limit: round % 5 == 0 ? 3 : nil)
-                _ = try c.count(where: query, args: args)
-                _ = try c.explain(where: query, args: args)
+                _ = try c.find(where: query, arguments: arguments, orderBy: round % 3 == 0 ? "[age] DESC" : nil, limit: round % 5 == 0 ? 3 : nil)
+                _ = try c.count(where: query, arguments: arguments)
+                _ = try c.explain(where: query, arguments: arguments)
             } catch let error as QueryError {
                 errors += 1
                 #expect(error.position >= 0 && error.position <= query.count, "seed \(seed) round \(round): \(query)")
-                #expect(throws: QueryError.self, "seed \(seed) round \(round): \(query)") { try c.remove(where: query, args: args) }
+                #expect(throws: QueryError.self, "seed \(seed) round \(round): \(query)") { try c.delete(where: query, arguments: arguments) }
             }
         }
         #expect(errors > 1_000, "seed \(seed)")
@@ -77,13 +77,13 @@ import SpeedSupport
             return false
         }
         let insertRefused = refused { try c.insert(["v": deep]) }
-        let findRefused = refused { _ = try c.find(where: "[v] = ?", args: [deep]) }
+        let findRefused = refused { _ = try c.find(where: "[v] = ?", arguments: [deep]) }
         let defaultRefused = refused { try c.setDefaultJSON(["v": deep]) }
         #expect(insertRefused && findRefused && defaultRefused)
         var fine: JSON = 1
         for _ in 0 ..< 99 { fine = [fine] }   // with its object: 100 deep
         try c.insert(["v": fine])
-        #expect(try c.count(where: "[v] = ?", args: [fine]) == 1)
+        #expect(try c.count(where: "[v] = ?", arguments: [fine]) == 1)
     }
 
     @Test func orderByAndIndexDefinitionsRejectGarbage() throws {
@@ -98,6 +98,7 @@ import SpeedSupport
                 #expect(throws: QueryError.self, "seed \(seed): \(text)") { try c.addIndex(text) }
             }
         }
-        #expect(c.indexes.allSatisfy { $0.hasPrefix("[") }, "seed \(seed): \(c.indexes)")
+        let indexes = try c.indexes
+        #expect(indexes.allSatisfy { $0.definition.hasPrefix("[") }, "seed \(seed): \(indexes)")
     }
 }

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import Larder
 @testable import LarderDocuments
 
 @Suite struct QueryTests {
@@ -15,8 +16,8 @@ import Testing
         return collection
     }
 
-    private func ids(_ collection: DocumentCollection, _ query: String, _ args: [JSON] = []) throws -> [Int64] {
-        rowIDs(try collection.find(where: query, args: args))
+    private func ids(_ collection: DocumentCollection, _ query: String, _ arguments: [JSON] = []) throws -> [RowID] {
+        rowIDs(try collection.find(where: query, arguments: arguments))
     }
 
     @Test func comparisonsFollowTheTotalOrderAndNullsNeverOrder() throws {
@@ -120,7 +121,7 @@ import Testing
         #expect(throws: QueryError.self) { try c.find(where: "countryside = 1") }   // whole words only
         #expect(try c.find(orderBy: "country DESC").map { $0["__rowid__"] } == [1, 2, 3])
         try c.addIndex("country")
-        #expect(c.indexes == ["[address.country]"])
+        #expect(try c.indexes.map(\.description) == ["[address.country]"])
         #expect(throws: DocumentError.invalidAlias("AND")) { try c.setAliases(["AND": "[x]"]) }
         #expect(throws: DocumentError.invalidAlias("a b")) { try c.setAliases(["a b": "[x]"]) }
         #expect(throws: QueryError.self) { try c.setAliases(["bad": "[x"]) }
@@ -148,14 +149,14 @@ import Testing
         #expect(try c.find(limit: .max, offset: 3) == Array(c.find()[3...]))
         #expect(try c.find(orderBy: "[last_name] DESC, [age]", limit: .max, offset: 3) == Array(all[3...]))
         #expect(try c.find(orderBy: "[last_name] DESC, [age]", limit: 2, offset: .max).isEmpty)
-        #expect(try c.find(where: "[age] >= ?", args: [0], limit: .max, offset: .max).isEmpty)
+        #expect(try c.find(where: "[age] >= ?", arguments: [0], limit: .max, offset: .max).isEmpty)
         // The same through an index that gives the order.
-        let byAge = try c.find(where: "[age] >= ?", args: [0], orderBy: "[age]")
+        let byAge = try c.find(where: "[age] >= ?", arguments: [0], orderBy: "[age]")
         try c.addIndex("[age]")
-        #expect(try c.explain(where: "[age] >= ?", args: [0], orderBy: "[age]").hasSuffix("order from the index"))
-        #expect(try c.find(where: "[age] >= ?", args: [0], orderBy: "[age]", limit: .max, offset: 1) == Array(byAge[1...]))
-        #expect(try c.find(where: "[age] >= ?", args: [0], orderBy: "[age]", limit: 4, offset: 2) == Array(byAge[2 ..< 6]))
-        #expect(try c.find(where: "[age] >= ?", args: [0], orderBy: "[age]", limit: 1, offset: .max).isEmpty)
+        #expect(try c.explain(where: "[age] >= ?", arguments: [0], orderBy: "[age]").hasSuffix("order from the index"))
+        #expect(try c.find(where: "[age] >= ?", arguments: [0], orderBy: "[age]", limit: .max, offset: 1) == Array(byAge[1...]))
+        #expect(try c.find(where: "[age] >= ?", arguments: [0], orderBy: "[age]", limit: 4, offset: 2) == Array(byAge[2 ..< 6]))
+        #expect(try c.find(where: "[age] >= ?", arguments: [0], orderBy: "[age]", limit: 1, offset: .max).isEmpty)
     }
 
     @Test(arguments: [false, true]) func anOrderFromTheIndexHoldsWithoutALimit(encrypted: Bool) throws {
@@ -170,13 +171,13 @@ import Testing
         let expected = try c.find().sorted { a, b in
             a["v"] != b["v"] ? JSON.compare(a["v"], b["v"]) < 0 : JSON.compare(a["__rowid__"], b["__rowid__"]) < 0
         }
-        #expect(try c.explain(where: "[v] >= ?", args: [0], orderBy: "[v]").hasSuffix("order from the index"))
+        #expect(try c.explain(where: "[v] >= ?", arguments: [0], orderBy: "[v]").hasSuffix("order from the index"))
         // Every row is read, a page at a time in rowID order; the rows keep the index's order.
-        #expect(try c.find(where: "[v] >= ?", args: [0], orderBy: "[v]") == expected)
+        #expect(try c.find(where: "[v] >= ?", arguments: [0], orderBy: "[v]") == expected)
         let odd: [JSON] = expected.filter { (row: JSON) in row["odd"] == .bool(true) }
-        #expect(try c.find(where: "[v] >= ? AND [odd] = ?", args: [0, true], orderBy: "[v]") == odd)
+        #expect(try c.find(where: "[v] >= ? AND [odd] = ?", arguments: [0, true], orderBy: "[v]") == odd)
         let fromTen: [JSON] = Array(expected.filter { (row: JSON) in JSON.compare(row["v"], .int(10)) >= 0 }.dropFirst(5))
-        #expect(try c.find(where: "[v] >= ?", args: [10], orderBy: "[v]", offset: 5) == fromTen)
+        #expect(try c.find(where: "[v] >= ?", arguments: [10], orderBy: "[v]", offset: 5) == fromTen)
     }
 
     @Test func malformedQueriesThrowWithPositions() throws {
@@ -191,9 +192,9 @@ import Testing
             // Positions count characters: an accented letter, an emoji and CR LF are one each.
             ("[v] = 'é' # 2", [], 10), ("[v] = '👍🏽' # 2", [], 10), ("[v] = 1\r\n# 2", [], 8), ("[v]\t=\u{A0}1 $", [], 8),
         ]
-        for (query, args, position) in cases {
+        for (query, arguments, position) in cases {
             do {
-                _ = try c.find(where: query, args: args)
+                _ = try c.find(where: query, arguments: arguments)
                 Issue.record("no error for \(query)")
             } catch let error as QueryError {
                 #expect(error.position == position, "\(query): \(error.message)")
@@ -201,11 +202,11 @@ import Testing
             }
         }
         #expect(throws: QueryError(query: "[age] >> ?", position: 7, message: "expected a value after '>'")) {
-            try c.find(where: "[age] >> ?", args: [1])
+            try c.find(where: "[age] >> ?", arguments: [1])
         }
-        #expect(throws: QueryError.self) { try c.find(args: [1]) }
+        #expect(throws: QueryError.self) { try c.find(arguments: [1]) }
         #expect(throws: QueryError.self) { try c.find(orderBy: "[v] UP") }
-        #expect(throws: QueryError.self) { try c.remove(where: "[v] = ", args: []) }
+        #expect(throws: QueryError.self) { try c.delete(where: "[v] = ", arguments: []) }
         #expect(throws: QueryError.self) { try c.addIndex("[v] DESC DESC") }
         #expect(try c.count() == 14)
     }

@@ -17,22 +17,22 @@ import LarderDocuments
 
         let id = try await people.insert(["email": "ada@example.com", "first_name": "Ada", "last_name": "Lovelace",
                                           "address": ["country": "UK"], "tags": ["math", "poetry"], "age": 36])
-        let britons = try await people.find(where: "country = ? AND [age] BETWEEN ? AND ?", args: ["UK", 30, 40],
+        let britons = try await people.find(where: "country = ? AND [age] BETWEEN ? AND ?", arguments: ["UK", 30, 40],
                                             orderBy: "[last_name], [first_name]", limit: 20)
-        let poets = try await people.count(where: "[tags] CONTAINS ?", args: ["poetry"])
-        let plan = try await people.explain(where: "[last_name] = ?", args: ["Lovelace"])
+        let poets = try await people.count(where: "[tags] CONTAINS ?", arguments: ["poetry"])
+        let plan = try await people.explain(where: "[last_name] = ?", arguments: ["Lovelace"])
         #expect(plan == #"index [last_name], [first_name]: [last_name] = "Lovelace" (1 range, exact)"#)
 
-        var ada = try #require(try await people.findOne(where: "[__rowid__] = ?", args: [.int(id)]))
+        var ada = try #require(try await people.document(id: id))
         ada["age"] = 37
         try await people.update(ada)                                   // needs "__rowid__"
-        try await people.remove(where: "[age] < ?", args: [18])
-        let later = try await people.find(where: "[email] LIKE ?", args: ["%@example.com"])   // async forms too
+        try await people.delete(where: "[age] < ?", arguments: [18])
+        let later = try await people.find(where: "[email] LIKE ?", arguments: ["%@example.com"])   // async forms too
 
         // Prepared once, run with many arguments (as SQLite's prepared statements):
         let byName = try await people.prepare(where: "[last_name] >= ?", orderBy: "[last_name], [first_name]", limit: 20)
-        let page = try await byName.find(args: ["L"])
-        let howMany = try await byName.count(args: ["L"])               // limit and offset apply to finds only
+        let page = try await byName.find(arguments: ["L"])
+        let howMany = try await byName.count(arguments: ["L"])               // limit and offset apply to finds only
         try store.close()
         #expect(britons.count == 1 && poets == 1 && later.first?["age"] == 37)
         #expect(page.map { $0["first_name"] } == ["Ada"] && howMany == 1)

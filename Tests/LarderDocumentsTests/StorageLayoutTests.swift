@@ -161,7 +161,7 @@ import Testing
         var c = try temporary.store.collection("things")
         try c.addIndex("[label]")
         try c.addIndex("[group], [label] DESC")
-        var model: [Int64: JSON] = [:]
+        var model: [RowID: JSON] = [:]
         var generator = SplitMix(seed: 7)
         func document(_ number: Int) -> JSON {
             ["label": Self.label(number), "group": .int(Int64(number % 4))]
@@ -175,13 +175,13 @@ import Testing
             for rowID in model.keys.shuffled(using: &generator).prefix(40) {
                 var changed = document(Int(generator.next() % 4_000))
                 model[rowID] = changed
-                changed["__rowid__"] = .int(rowID)
+                changed["__rowid__"] = .rowID(rowID)
                 updates.append(changed)
             }
             try c.updateBatch(updates)
             let removed = Array(model.keys.shuffled(using: &generator).prefix(25))
             for rowID in removed {
-                try c.remove(["__rowid__": .int(rowID)])
+                try c.delete(["__rowid__": .rowID(rowID)])
                 model[rowID] = nil
             }
             let added = (0 ..< 30).map { _ in document(Int(generator.next() % 4_000)) }
@@ -193,23 +193,23 @@ import Testing
             // Ranges that start and end inside runs, read forwards and backwards.
             let low = Self.label(Int(generator.next() % 2_000)), high = Self.label(2_000 + Int(generator.next() % 2_000))
             let inRange = model.filter { JSON.compare($0.value["label"], low) >= 0 && JSON.compare($0.value["label"], high) <= 0 }
-            #expect(try c.count(where: "[label] BETWEEN ? AND ?", args: [low, high]) == inRange.count)
-            #expect(try c.explain(where: "[label] BETWEEN ? AND ?", args: [low, high]).contains("exact"))
+            #expect(try c.count(where: "[label] BETWEEN ? AND ?", arguments: [low, high]) == inRange.count)
+            #expect(try c.explain(where: "[label] BETWEEN ? AND ?", arguments: [low, high]).contains("exact"))
             let ascending = inRange.sorted { ($0.value["label"].stringValue ?? "", $0.key) < ($1.value["label"].stringValue ?? "", $1.key) }
-            #expect(try rowIDs(c.find(where: "[label] >= ?", args: [low], orderBy: "[label]", limit: 50))
+            #expect(try rowIDs(c.find(where: "[label] >= ?", arguments: [low], orderBy: "[label]", limit: 50))
                     == Array(model.filter { JSON.compare($0.value["label"], low) >= 0 }
                         .sorted { ($0.value["label"].stringValue ?? "", $0.key) < ($1.value["label"].stringValue ?? "", $1.key) }
                         .map(\.key).prefix(50)))
-            #expect(try rowIDs(c.find(where: "[label] BETWEEN ? AND ?", args: [low, high])) == ascending.map(\.key).sorted())
+            #expect(try rowIDs(c.find(where: "[label] BETWEEN ? AND ?", arguments: [low, high])) == ascending.map(\.key).sorted())
             let group = Int64(round % 4)
             let inGroup = model.filter { $0.value["group"] == .int(group) }
             let descending = inGroup.sorted { ($1.value["label"].stringValue ?? "", $0.key) < ($0.value["label"].stringValue ?? "", $1.key) }
-            #expect(try rowIDs(c.find(where: "[group] = ?", args: [.int(group)], orderBy: "[label] DESC", limit: 30))
+            #expect(try rowIDs(c.find(where: "[group] = ?", arguments: [.int(group)], orderBy: "[label] DESC", limit: 30))
                     == Array(descending.map(\.key).prefix(30)))
-            #expect(try c.count(where: "[group] = ?", args: [.int(group)]) == inGroup.count)
+            #expect(try c.count(where: "[group] = ?", arguments: [.int(group)]) == inGroup.count)
         }
         // Every document removed: every run goes, and the pages with them.
-        #expect(try c.remove(where: "[group] >= 0") == model.count)
+        #expect(try c.delete(where: "[group] >= 0") == model.count)
         #expect(try runCount(c) == 0 && runCount(c, index: 1) == 0)
         #expect(try c.count() == 0)
         #expect(try c.withState { try $0.backend.recordCount(in: $0.name) } == 0)
@@ -220,8 +220,8 @@ import Testing
         let c = try temporary.store.collection("things")
         try c.addIndex("[n]")
         try c.insertBatch((1 ... 300).map { ["n": .int(Int64($0))] })
-        c.cacheSize = 0
-        let orderedLimit = { try c.find(where: "[n] >= ?", args: [125], orderBy: "[n]", limit: 5).map { $0["n"].intValue ?? 0 } }
+        try c.setCacheSize(0)
+        let orderedLimit = { try c.find(where: "[n] >= ?", arguments: [125], orderBy: "[n]", limit: 5).map { $0["n"].intValue ?? 0 } }
         #expect(try orderedLimit() == [125, 126, 127, 128, 129])
         // Page 1 (rowIDs 128 to 255) goes behind the index's back, as damage would take it.
         try c.withState { state in
@@ -230,8 +230,8 @@ import Testing
             try state.backend.apply(batch)
         }
         #expect(try orderedLimit() == [125, 126, 127, 256, 257])
-        #expect(try c.find(where: "[n] >= ?", args: [125], orderBy: "[n]", limit: 2, offset: 2).map { $0["n"].intValue ?? 0 } == [127, 256])
-        #expect(try c.find(where: "[n] >= ?", args: [128], orderBy: "[n]", limit: 1).map { $0["n"].intValue ?? 0 } == [256])
+        #expect(try c.find(where: "[n] >= ?", arguments: [125], orderBy: "[n]", limit: 2, offset: 2).map { $0["n"].intValue ?? 0 } == [127, 256])
+        #expect(try c.find(where: "[n] >= ?", arguments: [128], orderBy: "[n]", limit: 1).map { $0["n"].intValue ?? 0 } == [256])
     }
 
     @Test func aDamagedRunIsATypedErrorAndNothingIsWrittenOverIt() throws {
@@ -254,8 +254,8 @@ import Testing
             key = []
         }
         let failure = DocumentError.corruptIndex(collection: "things", index: "[label]", reason: "index run checksum mismatch")
-        #expect(throws: failure) { try c.find(where: "[label] = ?", args: [Self.label(0)]) }
-        #expect(throws: failure) { try c.count(where: "[label] <= ?", args: [Self.label(50)]) }
+        #expect(throws: failure) { try c.find(where: "[label] = ?", arguments: [Self.label(0)]) }
+        #expect(throws: failure) { try c.count(where: "[label] <= ?", arguments: [Self.label(50)]) }
         #expect(throws: failure) { try c.insert(["label": Self.label(0)]) }
         #expect(try c.count() == 100)
         #expect(try c.find(where: "[__rowid__] = 1").count == 1)
@@ -265,9 +265,9 @@ import Testing
         #expect(try c.withState { try $0.backend.recordCount(in: table) } == 0)
         try c.addIndex("[label]")
         #expect(try c.inconsistentIndexes().isEmpty)
-        #expect(try c.count(where: "[label] <= ?", args: [Self.label(50)]) == 51)
+        #expect(try c.count(where: "[label] <= ?", arguments: [Self.label(50)]) == 51)
         try c.insert(["label": Self.label(0)])
-        #expect(try c.count(where: "[label] = ?", args: [Self.label(0)]) == 2)
+        #expect(try c.count(where: "[label] = ?", arguments: [Self.label(0)]) == 2)
     }
 
     @Test func documentsAreReadOnceEachInRowIDOrderWhateverOrderTheyAreAskedIn() throws {
@@ -275,7 +275,7 @@ import Testing
         let c = try temporary.store.collection("things")
         // 40 pages: a few rowIDs are read page by page (a bitmap of wanted rowIDs would hide repeats).
         try c.insertBatch((1 ... 5_000).map { ["n": .int(Int64($0))] })
-        c.cacheSize = 0
+        try c.setCacheSize(0)
         try c.withState { state in
             let found = try state.documents([4_900, 5, 130, 5, 1, 4_900, 77, 9_000])
             #expect(found.map(\.rowID) == [1, 5, 77, 130, 4_900])
@@ -290,7 +290,7 @@ import Testing
         try c.addIndex("[kind]")
         let count = RecordBatch.parallelThreshold * 2
         try c.insertBatch((0 ..< count).map { ["kind": .int(Int64($0 % 2)), "n": .int(Int64($0))] })
-        c.cacheSize = 0
+        try c.setCacheSize(0)
         let even = try c.find(where: "[kind] = 0")
         #expect(even.count == count / 2)
         #expect(even.enumerated().allSatisfy { $1["n"] == .int(Int64(2 * $0)) && $1["__rowid__"] == .int(Int64(2 * $0 + 1)) })
@@ -339,13 +339,13 @@ import Testing
         let pages = { try c.withState { try $0.backend.recordCount(in: $0.name) } }
         #expect(try c.withState { $0.definition.format } == 5)
         #expect(try pages() == 3)
-        #expect(try c.remove(where: "[n] < ?", args: [127]) == 127)   // rowIDs 1 ... 127: page 0
+        #expect(try c.delete(where: "[n] < ?", arguments: [127]) == 127)   // rowIDs 1 ... 127: page 0
         #expect(try pages() == 2)
         #expect(try c.count() == 173)
         let next = try c.insert(["n": 300])
         #expect(next == 301)
         #expect(try temporary.reopen().collection("things").count() == 174)
-        #expect(try temporary.store.collection("things").find(where: "[n] >= ?", args: [299]).map { $0["n"] } == [299, 300])
+        #expect(try temporary.store.collection("things").find(where: "[n] >= ?", arguments: [299]).map { $0["n"] } == [299, 300])
     }
 
     /// Writes collection `name` as an older `format` did: `documents` documents `{"n": rowID}`
@@ -378,19 +378,19 @@ import Testing
         #expect(try old.withState { $0.definition.format } == 2)
         #expect(try pages() == 4)
         #expect(try old.count() == 100)
-        #expect(try old.findOne(where: "[__rowid__] = ?", args: [64]) == ["n": 64, "__rowid__": 64])
-        #expect(try old.find(where: "[n] >= ?", args: [98]).map { $0["n"] } == [98, 99, 100])
+        #expect(try old.findOne(where: "[__rowid__] = ?", arguments: [64]) == ["n": 64, "__rowid__": 64])
+        #expect(try old.find(where: "[n] >= ?", arguments: [98]).map { $0["n"] } == [98, 99, 100])
         // Written in its own layout: page 4 starts at rowID 128.
         #expect(try old.insertBatch((0 ..< 30).map { ["n": .int(Int64(1_000 + $0))] }) == Array(101 ... 130))
         #expect(try pages() == 5)
         try old.addIndex("[n]")
-        #expect(try old.remove(where: "[n] <= ?", args: [31]) == 31)   // rowIDs 1 ... 31: page 0
+        #expect(try old.delete(where: "[n] <= ?", arguments: [31]) == 31)   // rowIDs 1 ... 31: page 0
         #expect(try pages() == 4)
         try old.update(["__rowid__": 40, "n": 4_000])
         let reopened = try temporary.reopen().collection("old")
         #expect(try reopened.withState { $0.definition.format } == 2)
         #expect(try reopened.count() == 99)
-        #expect(try reopened.find(where: "[n] > ?", args: [1_028]).map { $0["__rowid__"] } == [40, 130])
+        #expect(try reopened.find(where: "[n] > ?", arguments: [1_028]).map { $0["__rowid__"] } == [40, 130])
         #expect(try reopened.inconsistentIndexes().isEmpty)
     }
 }
@@ -413,7 +413,7 @@ extension StorageLayoutTests {
         let old = try temporary.reopen().collection("old")
         #expect(try old.withState { $0.definition.format } == 3)
         #expect(try pageFormats(old) == [RecordPage.format, RecordPage.format, RecordPage.format])
-        #expect(try old.findOne(where: "[__rowid__] = ?", args: [200]) == ["n": 200, "__rowid__": 200])
+        #expect(try old.findOne(where: "[__rowid__] = ?", arguments: [200]) == ["n": 200, "__rowid__": 200])
         // Written in its own layout: the pages it changes stay without directory.
         try old.update(["__rowid__": 200, "n": 2_000])
         #expect(try old.insert(["n": 301]) == 301)
@@ -421,7 +421,7 @@ extension StorageLayoutTests {
         #expect(try pageFormats(old) == [RecordPage.format, RecordPage.format, RecordPage.format])
         // Its index runs are those of format 3 too: without restart points.
         #expect(try runFormats(old) == [IndexRun.format])
-        let found = try old.find(where: "[n] >= ?", args: [300], orderBy: "[n]")
+        let found = try old.find(where: "[n] >= ?", arguments: [300], orderBy: "[n]")
         #expect(found.map { $0["__rowid__"] } == [300, 301, 200])
         // A new collection in the same store takes format 5: pages with a directory.
         let new = try temporary.store.collection("new")
@@ -430,8 +430,8 @@ extension StorageLayoutTests {
         #expect(try pageFormats(new) == [RecordPage.indexedFormat, RecordPage.indexedFormat])
         try new.addIndex("[n]")
         #expect(try runFormats(new) == [IndexRun.indexedFormat])
-        #expect(try new.find(where: "[n] >= ?", args: [190], orderBy: "[n]", limit: 3).map { $0["n"] } == [190, 191, 192])
-        #expect(try new.findOne(where: "[__rowid__] = ?", args: [130]) == ["n": 130, "__rowid__": 130])
+        #expect(try new.find(where: "[n] >= ?", arguments: [190], orderBy: "[n]", limit: 3).map { $0["n"] } == [190, 191, 192])
+        #expect(try new.findOne(where: "[__rowid__] = ?", arguments: [130]) == ["n": 130, "__rowid__": 130])
         let reopened = try temporary.reopen().collection("old")
         #expect(try reopened.withState { $0.definition.format } == 3)
         #expect(try reopened.count() == 301)
@@ -446,16 +446,16 @@ extension StorageLayoutTests {
         // the directory), k < 30 about 96 (read by walking the page).
         let documents: [JSON] = (1 ... 2_000).map { (rowID: Int) -> JSON in .object(["k": .int(Int64(rowID % 40)), "n": .int(Int64(rowID))]) }
         try c.insertBatch(documents)
-        #expect(try c.remove(where: "[n] = ? OR [n] = ?", args: [80, 1_200]) == 2)
+        #expect(try c.delete(where: "[n] = ? OR [n] = ?", arguments: [80, 1_200]) == 2)
         try c.update(["__rowid__": 441, "k": 0, "n": -441])
         let all = try c.find()
         let sparse: [JSON] = all.filter { (document: JSON) in document["k"] == .int(0) }
         #expect(sparse.count == 49)
-        #expect(try c.explain(where: "[k] = ?", args: [0]).hasPrefix("index [k]"))
-        #expect(try c.find(where: "[k] = ?", args: [0]) == sparse)
+        #expect(try c.explain(where: "[k] = ?", arguments: [0]).hasPrefix("index [k]"))
+        #expect(try c.find(where: "[k] = ?", arguments: [0]) == sparse)
         let dense: [JSON] = all.filter { (document: JSON) in JSON.compare(document["k"], .int(30)) < 0 }
-        #expect(try c.find(where: "[k] < ?", args: [30]) == dense)
-        #expect(try temporary.reopen().collection("spread").find(where: "[k] = ?", args: [0]) == sparse)
+        #expect(try c.find(where: "[k] < ?", arguments: [30]) == dense)
+        #expect(try temporary.reopen().collection("spread").find(where: "[k] = ?", arguments: [0]) == sparse)
     }
 
     @Test func aCollectionInTheFirstFormatIsRefusedUntouched() throws {

@@ -19,8 +19,8 @@ import Testing
         try store.saveChanges()
         for name in ["a", "b", "c"] { try store.setDataBuffer(DataBuffer(bytes: Array(name.utf8)), forName: name) }
         try store.setDataBuffer(DataBuffer(bytes: [1]), forName: "a")   // replaced: still 3
-        try store.removeDataBuffer(forName: "c")
-        try store.removeDataBuffer(forName: "never set")
+        try store.deleteDataBuffer(forName: "c")
+        try store.deleteDataBuffer(forName: "never set")
         try store.close()
         return directory
     }

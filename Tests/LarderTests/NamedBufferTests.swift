@@ -29,8 +29,8 @@ import Testing
         #expect(playlist.title == "Playlist 2")
         #expect(try store.dataBuffer(forName: "empty")?.bytes == [])
         #expect(try store.dataBuffer(forName: "missing") == nil)
-        try store.removeDataBuffer(forName: "volume")
-        try store.removeDataBuffer(forName: "never there")
+        try store.deleteDataBuffer(forName: "volume")
+        try store.deleteDataBuffer(forName: "never there")
         #expect(try store.dataBufferNames() == ["current", "empty"])
         #expect(throws: StoreError.invalidBufferName("")) { try store.setDataBuffer(DataBuffer(), forName: "") }
     }

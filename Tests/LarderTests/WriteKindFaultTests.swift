@@ -27,7 +27,7 @@ final class RenamedAttributeNote: StoredObject {
 @Suite struct WriteKindFaultTests {
     /// The writes a store makes outside `saveChanges()`.
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case setDataBuffer, removeDataBuffer, register, encryptOnOpen, rekey, rekeyToPlaintext, rebuildTextIndex, formatUpgrade
+        case setDataBuffer, deleteDataBuffer, register, encryptOnOpen, rekey, rekeyToPlaintext, rebuildTextIndex, formatUpgrade
 
         var testDescription: String { rawValue }
 
@@ -99,8 +99,8 @@ final class RenamedAttributeNote: StoredObject {
             bookmark.write("new bookmark")
             bookmark.writeReference(try store.object(of: Playlist.self, rowID: 2))
             try store.setDataBuffer(bookmark, forName: "bookmark")
-        case .removeDataBuffer:
-            try store.removeDataBuffer(forName: "bookmark")
+        case .deleteDataBuffer:
+            try store.deleteDataBuffer(forName: "bookmark")
         case .register:
             try store.register(Artist.self)
         case .rekey, .rekeyToPlaintext:

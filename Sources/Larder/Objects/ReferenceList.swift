@@ -94,7 +94,7 @@ public struct ReferenceList<Element: StoredObject>: RandomAccessCollection, Expr
     /// ```swift
     /// let ids = playlist.songs.indices.map { playlist.songs.rowID(at: $0) }
     /// ```
-    public func rowID(at position: Int) -> UInt64 {
+    public func rowID(at position: Int) -> RowID {
         if !held.isEmpty, let object = held[position] { return object.rowID }
         return rowIDs[position]
     }

@@ -31,7 +31,7 @@
 open class StoredObject {
     /// The object's key within its class: 0 until the object is inserted, then fixed. RowIDs
     /// start at 1 and are never handed out twice within a class, even after a delete.
-    @exclusivity(unchecked) public internal(set) var rowID: UInt64 = 0
+    @exclusivity(unchecked) public internal(set) var rowID: RowID = 0
 
     /// The store the object belongs to, or nil before it is inserted, after it is deleted and
     /// saved, or once the store is closed.

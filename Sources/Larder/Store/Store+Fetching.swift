@@ -13,7 +13,7 @@ extension Store {
     /// if let song = try store.object(of: Song.self, rowID: 42) { print(song.title) }
     /// ```
     @inlinable
-    public func object<T: StoredObject>(of type: T.Type, rowID: UInt64) throws -> T? {
+    public func object<T: StoredObject>(of type: T.Type, rowID: RowID) throws -> T? {
         try storedObject(of: type, rowID: rowID).map { unsafeDowncast($0, to: T.self) }
     }
 

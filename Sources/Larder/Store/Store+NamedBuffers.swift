@@ -53,12 +53,12 @@ extension Store {
         return buffer
     }
 
-    /// Removes the buffer stored under `name`, at once; nothing happens when there is none.
+    /// Deletes the buffer stored under `name`, at once; nothing happens when there is none.
     ///
     /// ```swift
-    /// try store.removeDataBuffer(forName: "current-playlist")
+    /// try store.deleteDataBuffer(forName: "current-playlist")
     /// ```
-    public func removeDataBuffer(forName name: String) throws {
+    public func deleteDataBuffer(forName name: String) throws {
         try checkOpen()
         guard !name.isEmpty else { throw StoreError.invalidBufferName(name) }
         guard try hasDataBuffer(forName: name) else { return }

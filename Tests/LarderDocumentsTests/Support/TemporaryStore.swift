@@ -40,8 +40,8 @@ func samplePeople(_ count: Int) -> [JSON] {
 }
 
 /// The `__rowid__` values of documents.
-func rowIDs(_ documents: [JSON]) -> [Int64] {
-    documents.compactMap { $0["__rowid__"].intValue }
+func rowIDs(_ documents: [JSON]) -> [RowID] {
+    documents.compactMap(\.rowID)
 }
 
 extension CollectionState {
