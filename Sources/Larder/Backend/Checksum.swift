@@ -51,7 +51,7 @@ public enum Checksum {
         }
         let table = CRC32Table.shared.entries
         while count - offset >= 8 {
-            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let word = base.loadLittleEndian(UInt64.self, at: offset)
             let low = UInt32(truncatingIfNeeded: word) ^ c
             let high = UInt32(truncatingIfNeeded: word >> 32)
             c = table[7 &* 256 &+ Int(low & 0xff)] ^ table[6 &* 256 &+ Int((low >> 8) & 0xff)]

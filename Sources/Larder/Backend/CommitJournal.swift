@@ -36,9 +36,9 @@ internal enum CommitJournal {
         }
         var file = magic
         file.reserveCapacity(headerSize + payload.bytes.count)
-        withUnsafeBytes(of: UInt64(payload.bytes.count).littleEndian) { file.appendBytes($0) }
+        file.appendLittleEndian(UInt64(payload.bytes.count))
         let crc = payload.bytes.withUnsafeBytes { Checksum.crc32($0) }
-        withUnsafeBytes(of: crc.littleEndian) { file.appendBytes($0) }
+        file.appendLittleEndian(crc)
         file.append(contentsOf: payload.bytes)
         return file
     }
@@ -47,8 +47,8 @@ internal enum CommitJournal {
     static func decode(_ file: [UInt8]) -> WriteBatch? {
         guard file.count >= headerSize, file.starts(with: magic) else { return nil }
         let (length, storedCRC) = file.withUnsafeBytes { bytes in
-            (UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-             UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
+            (bytes.loadLittleEndian(UInt64.self, at: 8),
+             bytes.loadLittleEndian(UInt32.self, at: 16))
         }
         guard length == UInt64(file.count - headerSize) else { return nil }
         let payloadBytes = Array(file[headerSize...])

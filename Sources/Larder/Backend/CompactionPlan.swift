@@ -17,14 +17,14 @@ internal enum CompactionPlan {
     static func encode(_ tables: [String]) -> [UInt8] {
         let names = tables.flatMap { Array($0.utf8) + [separator] }
         let crc = names.withUnsafeBytes { Checksum.crc32($0) }
-        return magic + withUnsafeBytes(of: crc.littleEndian, Array.init) + names
+        return magic + crc.littleEndianBytes + names
     }
 
     /// The tables of a plan file, in order, or nil when the file is torn or damaged.
     static func decode(_ file: [UInt8]) -> [String]? {
         let namesStart = magic.count + 4
         guard file.count >= namesStart, file.starts(with: magic), file.last == separator else { return nil }
-        let storedCRC = file.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count, as: UInt32.self)) }
+        let storedCRC = file.withUnsafeBytes { $0.loadLittleEndian(UInt32.self, at: magic.count) }
         let names = file[namesStart...]
         guard names.withUnsafeBytes({ Checksum.crc32($0) }) == storedCRC else { return nil }
         let tables = names.split(separator: separator).map { String(decoding: $0, as: UTF8.self) }

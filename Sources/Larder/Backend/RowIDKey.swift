@@ -29,10 +29,10 @@ public enum RowIDKey {
     /// ```
     public static func rowID(in key: UnsafeRawBufferPointer) -> UInt64? {
         guard key.count == size else { return nil }
-        return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+        return key.loadBigEndian(UInt64.self)
     }
 
     internal static func append(_ rowID: UInt64, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: rowID.bigEndian) { bytes.appendBytes($0) }
+        bytes.appendBigEndian(rowID)
     }
 }

@@ -330,6 +330,6 @@ extension DataBuffer {
         try requireBytes(size)
         let position = readPosition
         readPosition += size
-        return bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: T.self)) }
+        return bytes.withUnsafeBytes { $0.loadLittleEndian(T.self, at: position) }
     }
 }

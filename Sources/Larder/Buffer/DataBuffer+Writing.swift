@@ -221,6 +221,6 @@ extension DataBuffer {
 
     @inline(__always)
     internal mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.appendBytes($0) }
+        bytes.appendLittleEndian(value)
     }
 }

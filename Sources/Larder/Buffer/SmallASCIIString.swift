@@ -59,8 +59,8 @@
     @inlinable @inline(__always)
     package static func make(reading source: UnsafeRawPointer, count: Int) -> String? {
         let count = min(count, capacity)
-        var first = UInt64(littleEndian: source.loadUnaligned(as: UInt64.self))
-        var second = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        var first = source.loadLittleEndian(UInt64.self)
+        var second = source.loadLittleEndian(UInt64.self, at: 8)
         if count < 8 {
             first &= (1 &<< UInt64(truncatingIfNeeded: count &* 8)) &- 1
             second = 0
@@ -76,8 +76,8 @@
     @inlinable @inline(__always)
     package static func make(readingBackFrom end: UnsafeRawPointer, count: Int) -> String? {
         let count = min(count, capacity)
-        let low = UInt64(littleEndian: end.loadUnaligned(fromByteOffset: -16, as: UInt64.self))
-        let high = UInt64(littleEndian: end.loadUnaligned(fromByteOffset: -8, as: UInt64.self))
+        let low = end.loadLittleEndian(UInt64.self, at: -16)
+        let high = end.loadLittleEndian(UInt64.self, at: -8)
         // The wanted bytes are the last `count` of the 16: shifted down by the others.
         let shift = (16 - count) * 8
         if shift >= 64 { return inline(high >> (shift - 64), 0, count: count) }

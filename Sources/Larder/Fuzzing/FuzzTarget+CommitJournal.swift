@@ -19,8 +19,8 @@ extension FuzzTarget {
     /// A journal file around `payload`, with the header that makes it whole.
     private static func journalFile(payload: [UInt8]) -> [UInt8] {
         var file = CommitJournal.magic
-        withUnsafeBytes(of: UInt64(payload.count).littleEndian) { file.append(contentsOf: $0) }
-        withUnsafeBytes(of: payload.withUnsafeBytes { Checksum.crc32($0) }.littleEndian) { file.append(contentsOf: $0) }
+        file.appendLittleEndian(UInt64(payload.count))
+        file.appendLittleEndian(payload.withUnsafeBytes { Checksum.crc32($0) })
         return file + payload
     }
 

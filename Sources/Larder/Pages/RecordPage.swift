@@ -72,7 +72,7 @@ package enum RecordPage {
     /// The page number in a page key, or nil for any other key.
     package static func number(inKey key: UnsafeRawBufferPointer) -> UInt64? {
         guard key.count == keySize, key[0] == keyPrefix else { return nil }
-        return UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+        return key.loadBigEndian(UInt64.self, at: 1)
     }
 
     /// Calls `body` with the rowID and envelope of every record in page `number`, in rowID
@@ -135,8 +135,8 @@ package enum RecordPage {
     /// `base`; the caller has checked that it lies inside the page.
     @inline(__always)
     private static func directoryOffset(at position: Int, width: Int, in base: UnsafeRawPointer) -> Int {
-        width == 2 ? Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt16.self)))
-                   : Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+        width == 2 ? Int(base.loadLittleEndian(UInt16.self, at: position))
+                   : Int(base.loadLittleEndian(UInt32.self, at: position))
     }
 
     /// The number of records in `page`.
@@ -198,7 +198,7 @@ package enum RecordPage {
         let checksum = directory.withUnsafeBytes {
             Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[..<2]), UnsafeRawBufferPointer(rebasing: $0[6...]))
         }
-        withUnsafeBytes(of: checksum.littleEndian) { directory.replaceSubrange(2 ..< 6, with: $0) }
+        directory.replaceLittleEndian(checksum, at: 2)
         bytes.insert(contentsOf: directory, at: 1)
     }
 
@@ -286,7 +286,7 @@ package enum RecordPage {
         /// Throws ``Damage`` unless an indexed page's directory matches its checksum.
         func checkDirectoryChecksum() throws(Damage) {
             guard hasDirectory else { return }
-            let stored = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 3, as: UInt32.self))
+            let stored = page.loadLittleEndian(UInt32.self, at: 3)
             let computed = Checksum.crc32(UnsafeRawBufferPointer(rebasing: page[1 ..< 3]),
                                           UnsafeRawBufferPointer(rebasing: page[RecordPage.directoryHeaderSize ..< entriesStart]))
             guard computed == stored else { throw Damage(firstRowID: firstRowID) }

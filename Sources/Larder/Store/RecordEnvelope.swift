@@ -39,7 +39,7 @@ internal enum RecordEnvelope {
             bytes.append(version)
             bytes.append(contentsOf: content)
             let crc = bytes.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[keyStart...])) }
-            withUnsafeBytes(of: crc.littleEndian) { bytes.appendBytes($0) }
+            bytes.appendLittleEndian(crc)
             return
         }
         let header = [encryptedFormat, version]
@@ -68,7 +68,7 @@ internal enum RecordEnvelope {
         case checkedFormat:
             guard record.count >= 2 + checksumSize else { throw .tooShort }
             let body = UnsafeRawBufferPointer(rebasing: record[..<(record.count - checksumSize)])
-            let stored = UInt32(littleEndian: record.loadUnaligned(fromByteOffset: body.count, as: UInt32.self))
+            let stored = record.loadLittleEndian(UInt32.self, at: body.count)
             guard Checksum.crc32(key, body) == stored else { throw .checksumMismatch }
             buffer.replaceContent(with: UnsafeRawBufferPointer(rebasing: body[2...]), versionOfData: record[1])
         case encryptedFormat:
@@ -116,7 +116,7 @@ internal enum RecordEnvelope {
     private static func associatedData(scope: UInt64, key: [UInt8], header: [UInt8]) -> [UInt8] {
         var data: [UInt8] = []
         data.reserveCapacity(8 + key.count + header.count)
-        withUnsafeBytes(of: scope.littleEndian) { data.append(contentsOf: $0) }
+        data.appendLittleEndian(scope)
         data.append(contentsOf: key)
         data.append(contentsOf: header)
         return data

@@ -68,13 +68,13 @@ internal final class TextIndex {
 
     static func vocabularyKey(prefix: [UInt8], tokenID: UInt32) -> [UInt8] {
         var key = prefix
-        withUnsafeBytes(of: tokenID.bigEndian) { key.append(contentsOf: $0) }
+        key.appendBigEndian(tokenID)
         return key
     }
 
     static func postingKey(prefix: [UInt8], tokenID: UInt32, chunk: UInt32) -> [UInt8] {
         var key = vocabularyKey(prefix: prefix, tokenID: tokenID)
-        withUnsafeBytes(of: chunk.bigEndian) { key.append(contentsOf: $0) }
+        key.appendBigEndian(chunk)
         return key
     }
 

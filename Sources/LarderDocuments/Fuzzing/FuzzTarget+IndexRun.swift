@@ -15,7 +15,7 @@ extension FuzzTarget {
         var value = Array(input[(2 + keySize)...])
         if input[0] & 1 != 0, value.count >= 5 {
             let crc = key.withUnsafeBytes { key in value.withUnsafeBytes { Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: $0[5...])) } }
-            withUnsafeBytes(of: crc.littleEndian) { value.replaceSubrange(1 ..< 5, with: $0) }
+            value.replaceLittleEndian(crc, at: 1)
         }
         return try withExactBytes(key) { key throws(FuzzViolation) in
             try withExactBytes(value) { value throws(FuzzViolation) in try checkRun(key: key, value: value) }

@@ -45,8 +45,8 @@ struct IndexChanges {
             self.position = position
             entry.withUnsafeBytes { bytes in
                 if bytes.count >= 16 {
-                    high = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
-                    low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    high = bytes.loadBigEndian(UInt64.self)
+                    low = bytes.loadBigEndian(UInt64.self, at: 8)
                     return
                 }
                 for (index, byte) in bytes.enumerated() {

@@ -29,7 +29,7 @@ enum IndexKey {
     }
 
     static func appendRowID(_ rowID: Int64, to key: inout [UInt8]) {
-        withUnsafeBytes(of: UInt64(bitPattern: rowID).bigEndian) { key.append(contentsOf: $0) }
+        key.appendBigEndian(UInt64(bitPattern: rowID))
     }
 
     /// The rowID at the end of a full index key.
@@ -93,12 +93,12 @@ enum IndexKey {
     private static func appendOrderedDouble(_ number: Double, to key: inout [UInt8]) {
         let bits = number.bitPattern
         let ordered = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
-        withUnsafeBytes(of: ordered.bigEndian) { key.append(contentsOf: $0) }
+        key.appendBigEndian(ordered)
     }
 
     /// Integers past 2^53 share a double: the exact value (sign bit flipped) breaks the tie.
     private static func appendBiased(_ number: Int64, to key: inout [UInt8]) {
-        withUnsafeBytes(of: (UInt64(bitPattern: number) ^ (1 << 63)).bigEndian) { key.append(contentsOf: $0) }
+        key.appendBigEndian((UInt64(bitPattern: number) ^ (1 << 63)))
     }
 
     /// The integer a double ties with: itself when integral and in range, else the nearest

@@ -153,7 +153,7 @@ enum IndexRun {
 
         /// The 4-byte little-endian integer at `offset` of `value`.
         private static func word(at offset: Int, in value: UnsafeRawBufferPointer) -> UInt32 {
-            UInt32(littleEndian: value.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            value.loadLittleEndian(UInt32.self, at: offset)
         }
 
         /// The entry of the last restart point that sorts before `start`, and how many entries

@@ -78,14 +78,14 @@ struct IndexRunBuilder {
         value.append(contentsOf: body)
         if restartPoints {
             for restart in restarts {
-                withUnsafeBytes(of: UInt32(bodyStart + restart).littleEndian) { value.append(contentsOf: $0) }
+                value.appendLittleEndian(UInt32(bodyStart + restart))
             }
-            withUnsafeBytes(of: UInt32(restarts.count).littleEndian) { value.append(contentsOf: $0) }
+            value.appendLittleEndian(UInt32(restarts.count))
         }
         let crc = key.withUnsafeBytes { key in
             value.withUnsafeBytes { Checksum.crc32(key, UnsafeRawBufferPointer(rebasing: $0[5...])) }
         }
-        withUnsafeBytes(of: crc.littleEndian) { value.replaceSubrange(1 ..< 5, with: $0) }
+        value.replaceLittleEndian(crc, at: 1)
         runs.append((key, value))
         body.removeAll(keepingCapacity: true)
         restarts.removeAll(keepingCapacity: true)

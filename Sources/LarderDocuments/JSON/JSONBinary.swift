@@ -38,7 +38,7 @@ enum JSONBinary {
             bytes.appendVarInt(UInt64(bitPattern: (number << 1) ^ (number >> 63)))   // zigzag
         case let .double(number):
             bytes.append(double)
-            withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.appendLittleEndian(number.bitPattern)
         case let .string(text):
             bytes.append(string)
             appendString(text, to: &bytes)
@@ -232,7 +232,7 @@ enum JSONBinary {
             guard let start = key.baseAddress, let base = bytes.baseAddress, bytes.count - (start - base) >= 8 else {
                 return ObjectShapes.Shape.head(of: key)
             }
-            let word = UInt64(littleEndian: start.loadUnaligned(as: UInt64.self))
+            let word = start.loadLittleEndian(UInt64.self)
             return key.count >= 8 ? word : word & ((1 &<< UInt64(truncatingIfNeeded: key.count &* 8)) &- 1)
         }
 
