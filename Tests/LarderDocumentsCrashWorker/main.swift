@@ -19,7 +19,7 @@ func open(_ path: String, durability: Store.Configuration.Durability = .full) th
 
 func run(_ path: String, durability: String, acks: String) throws {
     let docs = try open(path, durability: durability == "full" ? .full : .noSync)
-    guard let ackFile = FileHandle(forWritingAtPath: acks) else { throw StoreError.cannotOpen(path: acks, reason: "no ack file") }
+    guard let ackFile = FileHandle(forWritingAtPath: acks) else { throw BackendError.cannotOpen(path: acks, reason: "no ack file") }
     ackFile.seekToEndOfFile()
     var round = try docs.count() / 3
     while true {

@@ -29,7 +29,7 @@ import Testing
 
     /// Runs `body` on the store's files, behind its back.
     private func withBackend(_ path: String, _ body: (TokyoCabinetBackend) throws -> Void) throws {
-        let backend = try TokyoCabinetBackend(path: path, configuration: DocumentEncryptionTests.configuration(nil))
+        let backend = try TokyoCabinetBackend(path: path, configuration: DocumentEncryptionTests.configuration(nil).backend)
         defer { try? backend.close() }
         try body(backend)
     }

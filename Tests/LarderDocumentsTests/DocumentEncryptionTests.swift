@@ -230,7 +230,7 @@ import Testing
             try store.close()
             // Without the key, an attacker removes the encryption record and writes a plaintext
             // definition (documents could follow).
-            let backend = try TokyoCabinetBackend(path: path, configuration: Self.configuration(nil))
+            let backend = try TokyoCabinetBackend(path: path, configuration: Self.configuration(nil).backend)
             var batch = WriteBatch()
             batch.removeValue(forKey: EncryptionRecord.key, in: DocumentStore.metadataTable)
             let key = CollectionDefinition.metadataKey(for: "vault")

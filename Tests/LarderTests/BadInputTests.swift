@@ -10,7 +10,7 @@ import SpeedSupport
     @Test func aStorePathThatIsARegularFileIsRefused() throws {
         let directory = TemporaryDirectory()
         _ = FileManager.default.createFile(atPath: directory.path, contents: Data("not a store".utf8))
-        #expect(throws: StoreError.notADirectory(path: directory.path)) { _ = try Store(path: directory.path) }
+        #expect(throws: BackendError.notADirectory(path: directory.path)) { _ = try Store(path: directory.path) }
         #expect(try String(contentsOfFile: directory.path, encoding: .utf8) == "not a store")
     }
 
@@ -20,7 +20,7 @@ import SpeedSupport
         let garbage = Data((0 ..< 4_096).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         _ = FileManager.default.createFile(atPath: directory.file("Song.tch"), contents: garbage)
         let store = try Store(path: directory.path)
-        #expect(throws: StoreError.notAStoreFile(path: directory.file("Song.tch"))) { try store.register(Song.self) }
+        #expect(throws: BackendError.notAStoreFile(path: directory.file("Song.tch"))) { try store.register(Song.self) }
         #expect(FileManager.default.contents(atPath: directory.file("Song.tch")) == garbage)
         try store.register(Playlist.self)
     }
@@ -29,14 +29,14 @@ import SpeedSupport
         let directory = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: directory.file("_store.tch"), contents: Data(repeating: 0x41, count: 1_000))
-        #expect(throws: StoreError.notAStoreFile(path: directory.file("_store.tch"))) { _ = try Store(path: directory.path) }
+        #expect(throws: BackendError.notAStoreFile(path: directory.file("_store.tch"))) { _ = try Store(path: directory.path) }
     }
 
     @Test func aFileWhereAClassFileShouldBeIsADirectory() throws {
         let directory = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.file("Song.tch"), withIntermediateDirectories: true)
         let store = try Store(path: directory.path)
-        #expect(throws: StoreError.self) { try store.register(Song.self) }
+        #expect(throws: BackendError.self) { try store.register(Song.self) }
     }
 
     @Test func recordsThatDoNotDecodeThrowTypedErrors() throws {
@@ -105,7 +105,7 @@ import SpeedSupport
     @Test func theSameStoreCannotBeOpenedTwiceInOneProcess() throws {
         let directory = TemporaryDirectory()
         let store = try directory.openStore()
-        #expect(throws: StoreError.alreadyOpenInThisProcess(path: directory.file("_store.tch"))) {
+        #expect(throws: BackendError.alreadyOpenInThisProcess(path: directory.file("_store.tch"))) {
             _ = try Store(path: directory.path)
         }
         try store.close()

@@ -86,7 +86,7 @@ import Testing
     /// reopens the store in `directory`.
     private func expectRefusalUntilReopened(_ store: Store, _ directory: TemporaryDirectory) throws -> Store {
         #expect { try store.saveChanges() } throws: { error in
-            guard case StoreError.needsRecovery = error else { return false }
+            guard case BackendError.needsRecovery = error else { return false }
             return true
         }
         store.discardChanges()
@@ -124,7 +124,7 @@ import Testing
         let (store, backend) = try storeWithAChange(directory, durability: .full)
         // The first commit fails, then the roll-forward's first operation fails too.
         backend.faultInjector = FaultInjector(failingOperations: [firstCommit, firstCommit + 1])
-        #expect(throws: StoreError.self) { try store.saveChanges() }
+        #expect(throws: BackendError.self) { try store.saveChanges() }
         backend.faultInjector = nil
         #expect(FileManager.default.fileExists(atPath: backend.journalPath))
         try store.allObjects(of: Song.self)[2].title = "Refused"
@@ -142,7 +142,7 @@ import Testing
             let (store, backend) = try storeWithAChange(directory, durability: .full)
             let injector = FaultInjector(failingOperation: failing)
             backend.faultInjector = injector
-            #expect(throws: StoreError.self) { try store.saveChanges() }
+            #expect(throws: BackendError.self) { try store.saveChanges() }
             backend.faultInjector = nil
             // The unlink of the journal is made durable before the save throws.
             #expect(injector.operations.last?.hasPrefix("sync directory") == true, "\(injector.operations)")
@@ -157,7 +157,7 @@ import Testing
             let directory = TemporaryDirectory("durability-failed-sync")
             let (store, backend) = try storeWithAChange(directory, durability: .full)
             backend.faultInjector = FaultInjector(failingOperations: [failing, failing + 1])
-            #expect(throws: StoreError.self) { try store.saveChanges() }
+            #expect(throws: BackendError.self) { try store.saveChanges() }
             backend.faultInjector = nil
             let reopened = try expectRefusalUntilReopened(store, directory)
             #expect(try !reopened.allObjects(of: Song.self).contains { $0.title == "Changed" })

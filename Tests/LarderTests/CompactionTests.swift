@@ -106,7 +106,7 @@ import SpeedSupport
         // The file now named _store.tch is the fresh one, and this process holds its lock:
         // another process cannot open the store, in this one a second opener is refused.
         #expect(try Worker.run(["write", directory.path]).hasPrefix("error "))
-        #expect(throws: StoreError.self) { _ = try TokyoCabinetBackend(path: directory.path) }
+        #expect(throws: BackendError.self) { _ = try TokyoCabinetBackend(path: directory.path) }
         try store.compact()
         #expect(try Worker.run(["write", directory.path]).hasPrefix("error "))
         try store.insert(Song(title: "after two compactions", seconds: 2))
@@ -139,7 +139,7 @@ import SpeedSupport
                 try backend.close()
                 Issue.record("attempt \(attempts): the store opened while another process was compacting it")
                 return
-            } catch StoreError.locked {
+            } catch BackendError.locked {
                 continue
             }
         }

@@ -64,7 +64,7 @@ import SpeedSupport
     /// and found, once and only once, in the file's bytes (a value also found elsewhere, as in
     /// a freed record, is left out: a flip there would damage a copy no reader looks at).
     private func valueRanges(of file: String, in directory: TemporaryDirectory, contents: Data) throws -> [Range<Int>] {
-        let backend = try TokyoCabinetBackend(path: directory.path, configuration: Store.Configuration(readOnly: true))
+        let backend = try TokyoCabinetBackend(path: directory.path, configuration: BackendConfiguration(readOnly: true))
         defer { try? backend.close() }
         var values: [[UInt8]] = []
         try backend.forEachRecord(in: String(file.dropLast(".tch".count))) { _, value in
@@ -163,7 +163,7 @@ import SpeedSupport
         // The class's record in the metadata that says it has an index: a flip in its checksum.
         let path = directory.file("_store.tch")
         var bytes = try #require(FileManager.default.contents(atPath: path))
-        let backend = try TokyoCabinetBackend(path: directory.path, configuration: Store.Configuration(readOnly: true))
+        let backend = try TokyoCabinetBackend(path: directory.path, configuration: BackendConfiguration(readOnly: true))
         let record = try backend.withValue(forKey: TextIndex.registryKey(for: "CrashA"), in: "_store") { $0.map(Array.init) }
         try backend.close()
         let value = try #require(record)

@@ -45,7 +45,7 @@ import Testing
 
     /// Puts a plaintext record of a song under rowID 3, as someone without the key can.
     private func forgePlaintextSong(_ directory: TemporaryDirectory) throws {
-        let backend = try TokyoCabinetBackend(path: directory.path, configuration: Store.Configuration.quickKey(nil))
+        let backend = try TokyoCabinetBackend(path: directory.path, configuration: BackendConfiguration())
         var content = DataBuffer()
         content.write("forged title")
         content.write(UInt32(0))

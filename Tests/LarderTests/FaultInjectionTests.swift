@@ -117,7 +117,7 @@ import Testing
         songs[0].title = "changed"
         let backend = try #require(store.backend as? TokyoCabinetBackend)
         backend.faultInjector = FaultInjector(failingOperation: 1)   // the journal write
-        #expect(throws: StoreError.self) { try store.saveChanges() }
+        #expect(throws: BackendError.self) { try store.saveChanges() }
         backend.faultInjector = nil
         #expect(!FileManager.default.fileExists(atPath: backend.journalPath))
         store.discardChanges()

@@ -232,6 +232,7 @@ import SpeedSupport
     @Test func aBackendHandsOutAHashTablesRecordsInPlaceAllAtOnce() throws {
         let directory = TemporaryDirectory("mapped-backend")
         let backend = try TokyoCabinetBackend(path: directory.path)
+        declareOrderedTestTables(of: backend)
         var batch = WriteBatch()
         for number in 0 ..< 500 { batch.put(Array("value \(number)".utf8), forKey: Array("key \(number)".utf8), in: "Things") }
         for number in 0 ..< 5 { batch.put([UInt8(number)], forKey: [7, UInt8(number)], in: "t.idx") }
@@ -255,6 +256,7 @@ import SpeedSupport
     @Test func aBackendReadsManyKeysOfATableInOneCall() throws {
         let directory = TemporaryDirectory("mapped-backend-keys")
         let backend = try TokyoCabinetBackend(path: directory.path)
+        declareOrderedTestTables(of: backend)
         var batch = WriteBatch()
         for number in 0 ..< 50 { batch.put(Array("value \(number)".utf8), forKey: Array("key \(number)".utf8), in: "Things") }
         batch.put([9], forKey: [7, 1], in: "t.idx")

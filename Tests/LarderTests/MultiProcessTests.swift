@@ -22,9 +22,9 @@ import Testing
 
         let lockPath = directory.file("_store.tch")
         let started = Date()
-        #expect(throws: StoreError.locked(path: lockPath)) { _ = try Store(path: directory.path) }
+        #expect(throws: BackendError.locked(path: lockPath)) { _ = try Store(path: directory.path) }
         #expect(Date().timeIntervalSince(started) < 1, "a locked store must fail at once")
-        #expect(throws: StoreError.locked(path: lockPath)) {
+        #expect(throws: BackendError.locked(path: lockPath)) {
             _ = try Store(path: directory.path, configuration: .init(readOnly: true))
         }
         #expect(try Worker.run(["read", directory.path]).hasPrefix("error "))
@@ -97,7 +97,7 @@ import Testing
 
     @Test func aMissingStoreCannotBeOpenedReadOnly() throws {
         let directory = TemporaryDirectory()
-        #expect(throws: StoreError.self) { _ = try Store(path: directory.path, configuration: .init(readOnly: true)) }
+        #expect(throws: BackendError.self) { _ = try Store(path: directory.path, configuration: .init(readOnly: true)) }
         #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 
@@ -112,7 +112,7 @@ import Testing
         let batch = try RawRecords(backend: backend, table: "Song").batch(deleting: [1])
         try backend.close()
         try Data(CommitJournal.encode(batch)).write(to: URL(fileURLWithPath: directory.file("_journal")))
-        #expect(throws: StoreError.needsRecovery(path: directory.path)) {
+        #expect(throws: BackendError.needsRecovery(path: directory.path)) {
             _ = try Store(path: directory.path, configuration: .init(readOnly: true))
         }
         let writer = try directory.openStore()

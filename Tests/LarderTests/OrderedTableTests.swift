@@ -1,4 +1,4 @@
-// Ordered tables: `.idx` tables are Tokyo Cabinet B+tree files scanned by key range, forward
+// Ordered tables: tables declared ordered are Tokyo Cabinet B+tree files scanned by key range, forward
 // and backward, committed in the same atomic batch as the hash tables.
 
 import Foundation
@@ -29,6 +29,7 @@ import Testing
     @Test func anOrderedTableIsABTreeFileScannedInKeyOrder() throws {
         let directory = TemporaryDirectory()
         let backend = try TokyoCabinetBackend(path: directory.path)
+        declareOrderedTestTables(of: backend)
         try fill(backend)
         #expect(FileManager.default.fileExists(atPath: directory.file("t.idx.tcb")))
         #expect(backend.filePath(for: "t.idx") == directory.file("t.idx.tcb"))
@@ -44,6 +45,7 @@ import Testing
     @Test func rangesAreInclusiveAndMayFallBetweenKeys() throws {
         let directory = TemporaryDirectory()
         let backend = try TokyoCabinetBackend(path: directory.path)
+        declareOrderedTestTables(of: backend)
         try fill(backend)
         #expect(try keys(backend, from: [7, 10], through: [7, 16]) == [10, 12, 14, 16])
         #expect(try keys(backend, from: [7, 11], through: [7, 17]) == [12, 14, 16])
@@ -89,6 +91,7 @@ import Testing
     @Test func aScanHoldingAKeyStartsAtTheLastRecordAtOrBeforeIt() throws {
         let directory = TemporaryDirectory()
         let tokyoCabinet = try TokyoCabinetBackend(path: directory.path)
+        declareOrderedTestTables(of: tokyoCabinet)
         try fill(tokyoCabinet)
         for backend in [tokyoCabinet, ForwardingBackend(tokyoCabinet)] as [any Backend] {
             func keys(holding start: [UInt8], through end: [UInt8]?, stopAfter limit: Int = .max) throws -> [Int] {
@@ -118,7 +121,7 @@ import Testing
             }
             #expect(none == 0)
         }
-        #expect(throws: StoreError.unorderedTable("Song")) {
+        #expect(throws: BackendError.unorderedTable("Song")) {
             try tokyoCabinet.forEachRecord(in: "Song", holding: [1], through: nil) { _, _ in true }
         }
         try tokyoCabinet.close()
@@ -127,7 +130,8 @@ import Testing
     @Test func aHashTableRefusesRangeScans() throws {
         let directory = TemporaryDirectory()
         let backend = try TokyoCabinetBackend(path: directory.path)
-        #expect(throws: StoreError.unorderedTable("Song")) {
+        declareOrderedTestTables(of: backend)
+        #expect(throws: BackendError.unorderedTable("Song")) {
             try backend.forEachRecord(in: "Song", from: nil, through: nil, reverse: false) { _, _ in true }
         }
         try backend.close()
@@ -136,6 +140,7 @@ import Testing
     @Test func putsReplaceAndDeletesRemoveOrderedKeys() throws {
         let directory = TemporaryDirectory()
         let backend = try TokyoCabinetBackend(path: directory.path)
+        declareOrderedTestTables(of: backend)
         try fill(backend)
         var batch = WriteBatch()
         batch.removeValue(forKey: [7, 2], in: "t.idx")
@@ -153,6 +158,7 @@ import Testing
         // Every failure point of the batch leaves both files as they were.
         for failing in 1 ... 12 {
             let backend = try TokyoCabinetBackend(path: directory.path)
+            declareOrderedTestTables(of: backend)
             var batch = WriteBatch()
             batch.put([1], forKey: RowIDKey.bytes(1), in: "docs")
             batch.put([], forKey: [5, 0, 0, 0, 1], in: "docs.0.idx")
@@ -178,6 +184,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: directory.file("t.idx.tcb.creating-12345"), contents: Data("half".utf8))
         _ = FileManager.default.createFile(atPath: directory.file("Song.tch.creating-12345"), contents: Data("half".utf8))
         let backend = try TokyoCabinetBackend(path: directory.path)
+        declareOrderedTestTables(of: backend)
         try fill(backend)
         var batch = WriteBatch()
         batch.put([1], forKey: RowIDKey.bytes(1), in: "Song")
@@ -193,10 +200,12 @@ import Testing
         let directory = TemporaryDirectory()
         do {
             let backend = try TokyoCabinetBackend(path: directory.path)
+            declareOrderedTestTables(of: backend)
             try fill(backend)
             try backend.close()
         }
         let reader = try TokyoCabinetBackend(path: directory.path, configuration: .init(readOnly: true))
+        declareOrderedTestTables(of: reader)
         #expect(try keys(reader, from: [7, 90], through: nil) == [90, 92, 94, 96, 98])
         try reader.close()
     }

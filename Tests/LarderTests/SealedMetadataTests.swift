@@ -83,7 +83,7 @@ import Testing
         #expect(throws: StoreError.corruptMetadata(key: "format", reason: "not sealed with the store's key")) {
             _ = try open(directory)
         }
-        let backend = try TokyoCabinetBackend(path: directory.path, configuration: Store.Configuration())
+        let backend = try TokyoCabinetBackend(path: directory.path, configuration: BackendConfiguration())
         var batch = WriteBatch()
         batch.removeValue(forKey: Store.formatKey, in: Store.metadataTable)
         try backend.apply(batch)

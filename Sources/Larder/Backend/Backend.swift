@@ -1,10 +1,13 @@
-// Backend: what the Store needs from storage. A backend knows tables (files) and byte keys;
-// it never sees objects. TokyoCabinetBackend is the one Larder ships.
+// Backend: what a Store or a DocumentStore needs from storage. A backend knows tables and byte
+// keys; it never sees objects, documents or envelopes (sealing is the layer above). Larder
+// ships TokyoCabinetBackend (files) and MemoryBackend (tests, caches).
 
-/// Storage for a ``Store``: named tables of byte keys and byte values.
+/// Storage for a ``Store`` or a document store: named tables of byte keys and byte values,
+/// some of them ordered by key.
 ///
-/// The store names a table per registered class (its storage name) plus `_store` for
-/// metadata and `_names` for named buffers. A backend applies a whole ``WriteBatch`` at once.
+/// The object store names a table per registered class (its storage name) plus `_store` for
+/// metadata and `_names` for named buffers; the document store a table per collection and an
+/// ordered table per index. A backend applies a whole ``WriteBatch`` at once, or none of it.
 ///
 /// ```swift
 /// let backend = try TokyoCabinetBackend(path: "/tmp/music.larder")
@@ -20,6 +23,41 @@ public protocol Backend: AnyObject {
         _ body: (UnsafeRawBufferPointer?) throws -> Void
     ) throws
 
+    /// Calls `body` with the position of each of `keys` in turn and the value stored under
+    /// it in `table`, or nil: ``readValue(forKey:in:_:)`` for many keys. Each pointer is valid
+    /// only during its call, which must not write to the backend. (A default reads them one
+    /// by one.)
+    func readValues(
+        forKeys keys: [[UInt8]], in table: String,
+        _ body: (Int, UnsafeRawBufferPointer?) throws -> Void
+    ) throws
+
+    /// Calls `body` once with the values of `keys` in `table`, in order, all read where they
+    /// lie in the backend's memory, and returns true; returns false without calling it when
+    /// they cannot all be read in place (the caller then uses ``readValues(forKeys:in:_:)``).
+    /// The pointers are valid only during `body`, which must not write to the backend. (The
+    /// default returns false.)
+    func withValuesInPlace(
+        forKeys keys: [[UInt8]], in table: String,
+        _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void
+    ) throws -> Bool
+
+    /// Calls `body` once with every record of `table`, in storage order, all read in place,
+    /// and returns true; returns false without calling it when they cannot be (the caller
+    /// then uses ``forEachRecord(in:_:)``). Other threads may read the pointers while `body`
+    /// runs; they are valid only during it. (The default returns false.)
+    func withRecordsInPlace(
+        in table: String,
+        _ body: ([(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) throws -> Void
+    ) throws -> Bool
+
+    /// Declares `table` ordered: its keys are kept in byte order, and the ordered reads
+    /// (``forEachRecord(in:from:through:reverse:_:)``, ``forEachRecord(in:holding:through:_:)``)
+    /// serve it. A table is declared before its first read or write, in every session;
+    /// declaring it again does nothing. (A backend that has no ordered tables keeps the
+    /// default, which does nothing: its ordered reads throw ``BackendError/unorderedTable(_:)``.)
+    func declareOrderedTable(_ table: String)
+
     /// Calls `body` with every key and value in `table`, in storage order, until `body`
     /// returns false. The pointers are valid only during each call.
     func forEachRecord(
@@ -29,8 +67,8 @@ public protocol Backend: AnyObject {
 
     /// Calls `body` with the records of an ordered `table` whose keys lie between `start` and
     /// `end` (inclusive; nil is open), in ascending byte order of keys or descending when
-    /// `reverse`, until `body` returns false. Backends without ordered tables throw
-    /// ``StoreError/unorderedTable(_:)``.
+    /// `reverse`, until `body` returns false. A table not declared ordered
+    /// (``declareOrderedTable(_:)``) throws ``BackendError/unorderedTable(_:)``.
     func forEachRecord(
         in table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
@@ -77,10 +115,57 @@ extension Backend {
         var result: Result?
         try readValue(forKey: key, in: table) { result = try body($0) }
         guard let result else {
-            throw StoreError.ioFailure(path: table, operation: "read", reason: "the backend did not return the value")
+            throw BackendError.ioFailure(path: table, operation: "read", reason: "the backend did not return the value")
         }
         return result
     }
+
+    /// Reads each key with ``readValue(forKey:in:_:)``.
+    ///
+    /// ```swift
+    /// try backend.readValues(forKeys: [RowIDKey.bytes(1), RowIDKey.bytes(2)], in: "Song") { position, value in
+    ///     print(position, value?.count ?? 0)
+    /// }
+    /// ```
+    public func readValues(
+        forKeys keys: [[UInt8]], in table: String,
+        _ body: (Int, UnsafeRawBufferPointer?) throws -> Void
+    ) throws {
+        for position in keys.indices {
+            try readValue(forKey: keys[position], in: table) { try body(position, $0) }
+        }
+    }
+
+    /// Values are not read in place unless the backend says otherwise.
+    ///
+    /// ```swift
+    /// let inPlace = try backend.withValuesInPlace(forKeys: [RowIDKey.bytes(1)], in: "Song") { print($0.count) }
+    /// ```
+    public func withValuesInPlace(
+        forKeys keys: [[UInt8]], in table: String,
+        _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void
+    ) throws -> Bool {
+        false
+    }
+
+    /// Records are not read in place unless the backend says otherwise.
+    ///
+    /// ```swift
+    /// let inPlace = try backend.withRecordsInPlace(in: "Song") { print($0.count) }
+    /// ```
+    public func withRecordsInPlace(
+        in table: String,
+        _ body: ([(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) throws -> Void
+    ) throws -> Bool {
+        false
+    }
+
+    /// Nothing to declare for a backend without ordered tables.
+    ///
+    /// ```swift
+    /// backend.declareOrderedTable("people.0.idx")
+    /// ```
+    public func declareOrderedTable(_ table: String) {}
 
     /// Backends have no ordered tables unless they say otherwise.
     ///
@@ -91,7 +176,7 @@ extension Backend {
         in table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        throw StoreError.unorderedTable(table)
+        throw BackendError.unorderedTable(table)
     }
 
     /// Finds the record holding `start` with a backward scan, then scans forward from it.

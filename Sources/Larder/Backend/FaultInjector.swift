@@ -38,7 +38,7 @@ package final class FaultInjector {
         count += 1
         operations.append(operation + " " + (path.split(separator: "/").last.map(String.init) ?? path))
         if failingOperations.contains(count) {
-            throw StoreError.ioFailure(path: path, operation: operation, reason: "injected fault")
+            throw BackendError.ioFailure(path: path, operation: operation, reason: "injected fault")
         }
     }
 }

@@ -1,5 +1,5 @@
 // FileIO: the few POSIX file operations the commit journal needs (write, fsync, read, unlink,
-// directory sync), with errno turned into StoreError.
+// directory sync), with errno turned into BackendError.
 
 import Glibc
 
@@ -84,7 +84,7 @@ internal enum FileIO {
         if fsync(fd) != 0 { throw failure("fsync directory", path) }
     }
 
-    private static func failure(_ operation: String, _ path: String) -> StoreError {
+    private static func failure(_ operation: String, _ path: String) -> BackendError {
         .ioFailure(path: path, operation: operation, reason: String(cString: strerror(errno)))
     }
 }

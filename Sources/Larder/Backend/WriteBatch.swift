@@ -123,25 +123,21 @@ public struct WriteBatch: Sendable {
                          valueStart: valueStart, valueCount: value.count), to: index)
     }
 
-    /// Adds a put of `content` sealed in a record envelope under `key`.
-    internal mutating func putSealed(_ content: DataBuffer, forKey key: [UInt8], in table: String,
-                                     cipher: RecordCipher? = nil, scope: UInt64 = 0) throws {
+    /// Adds a put under `key` in `table` whose value `writeValue` appends to `bytes` (which
+    /// end with the key, from `keyStart` on, for a checksum or an authentication tag to cover
+    /// it); when it throws, nothing is added. The sealing layer writes its envelopes this way,
+    /// straight into the batch's arena.
+    package mutating func put(forKey key: [UInt8], in table: String,
+                              writingValue writeValue: (_ bytes: inout [UInt8], _ keyStart: Int) throws -> Void) rethrows {
         let index = tableIndex(table)
         let keyStart = arena.count
         arena.append(contentsOf: key)
-        try appendSealedValue(version: content.versionOfData, content: content, keyStart: keyStart,
-                              tableIndex: index, cipher: cipher, scope: scope)
-    }
-
-    private mutating func appendSealedValue(version: UInt8, content: DataBuffer, keyStart: Int, tableIndex index: Int,
-                                            cipher: RecordCipher?, scope: UInt64) throws {
         let valueStart = arena.count
         do {
-            try RecordEnvelope.append(version: version, content: content.bytes, to: &arena, keyStart: keyStart,
-                                      cipher: cipher, scope: scope)
+            try writeValue(&arena, keyStart)
         } catch {
             arena.removeSubrange(keyStart...)
-            throw StoreError.encryptionFailure(reason: "\(error)")
+            throw error
         }
         append(Operation(kind: .put, keyStart: keyStart, keyCount: valueStart - keyStart,
                          valueStart: valueStart, valueCount: arena.count - valueStart), to: index)

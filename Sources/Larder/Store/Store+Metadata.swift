@@ -156,7 +156,7 @@ extension Store {
             for (key, content) in replacing { try addMetadata(content, forKey: key, to: &batch) }
         }
         guard !batch.isEmpty else { return }
-        try backend.apply(batch)
+        try applyToBackend(batch)
         if let newRecord { encryptionRecord = newRecord }
     }
 

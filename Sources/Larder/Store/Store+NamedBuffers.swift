@@ -24,7 +24,7 @@ extension Store {
         // never come to mean an object inserted later.
         let registry = changedRegistryRecords(newlyDeleted: [:])
         try add(registry, to: &batch)
-        try backend.apply(batch)
+        try applyToBackend(batch)
         registryRecordsWritten(registry)
         namedBufferCount = count
     }
@@ -65,7 +65,7 @@ extension Store {
         var batch = WriteBatch()
         batch.removeValue(forKey: Array(name.utf8), in: Self.namesTable)
         let count = try addNamedBufferCount(after: .remove, existing: true, to: &batch)
-        try backend.apply(batch)
+        try applyToBackend(batch)
         namedBufferCount = count
     }
 

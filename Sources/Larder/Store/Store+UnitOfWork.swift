@@ -243,11 +243,17 @@ extension Store {
     internal func apply(_ batch: WriteBatch) throws {
         forgetCachedPages()
         do {
-            try backend.apply(batch)
+            try applyToBackend(batch)
         } catch {
             for entry in entriesByType.values { entry.savedRecordCount = nil }
             throw error
         }
+    }
+
+    /// Applies a batch to the backend; a read-only store refuses it with its own error.
+    internal func applyToBackend(_ batch: WriteBatch) throws {
+        guard !backend.isReadOnly else { throw StoreError.readOnly }
+        try backend.apply(batch)
     }
 
     /// Takes back an insert that was never saved: the object leaves the store, its rowID is

@@ -128,7 +128,7 @@ public final class Store {
             if !backend.isReadOnly {
                 var batch = WriteBatch()
                 try addMetadata(record.encoded(), forKey: ClassRecord.key(for: name), to: &batch)
-                try backend.apply(batch)
+                try applyToBackend(batch)
             }
             records[name] = record
         }

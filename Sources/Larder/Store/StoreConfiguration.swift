@@ -11,16 +11,8 @@ extension Store {
     /// let store = try Store(path: "/tmp/music.larder", configuration: configuration)
     /// ```
     public struct Configuration: Sendable, Equatable {
-        /// What a returned ``Store/saveChanges()`` survives.
-        public enum Durability: Sendable, Equatable {
-            /// Survives power loss: the commit journal and every file the save touched are
-            /// synced to the device before the save returns. The default.
-            case full
-            /// Survives a crash of the process (a save is still all or nothing), but nothing
-            /// is synced: an operating-system crash or power loss can lose recent saves.
-            /// For bulk loads and benchmarks.
-            case noSync
-        }
+        /// What a returned ``Store/saveChanges()`` survives (the backend's ``Larder/Durability``).
+        public typealias Durability = Larder.Durability
 
         /// What a returned save survives; `.full` by default.
         public var durability: Durability = .full
@@ -30,7 +22,7 @@ extension Store {
         public var readOnly = false
 
         /// How long to wait for another process to release the store before throwing
-        /// ``StoreError/locked(path:)``; 0 (the default) fails at once.
+        /// ``BackendError/locked(path:)``; 0 (the default) fails at once.
         public var lockTimeout: TimeInterval = 0
 
         /// The passphrase of an encrypted store, or nil. With a key, every object record and
@@ -63,6 +55,15 @@ extension Store {
             self.lockTimeout = lockTimeout
             self.encryptionKey = encryptionKey
         }
+
+        /// The settings the backend applies: durability, read-only sharing, lock waiting.
+        ///
+        /// ```swift
+        /// let backend = try TokyoCabinetBackend(path: "/tmp/music.larder", configuration: configuration.backend)
+        /// ```
+        public var backend: BackendConfiguration {
+            BackendConfiguration(durability: durability, readOnly: readOnly, lockTimeout: lockTimeout)
+        }
     }
 
     /// Opens (or, unless read-only, creates) the store directory at `path` with a
@@ -72,6 +73,6 @@ extension Store {
     /// let store = try Store(path: "/tmp/music.larder", configuration: .init(durability: .noSync))
     /// ```
     public convenience init(path: String, configuration: Configuration) throws {
-        try self.init(backend: TokyoCabinetBackend(path: path, configuration: configuration), configuration: configuration)
+        try self.init(backend: TokyoCabinetBackend(path: path, configuration: configuration.backend), configuration: configuration)
     }
 }

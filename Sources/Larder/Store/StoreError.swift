@@ -1,28 +1,17 @@
-// StoreError: every way the object store and its backend report failure, each case carrying
-// the file, class, rowID or name a user needs to act on it.
+// StoreError: every way the object store reports failure above its storage (damaged or
+// undecodable records, keys, classes, misuse), each case carrying the class, rowID or name a
+// user needs to act on it. Failures of the storage itself are BackendError's.
 
-/// An error of the object store or its storage backend.
+/// An error of the object store; the storage underneath throws ``BackendError``.
 ///
 /// ```swift
 /// do {
-///     let store = try Store(path: "/tmp/music.larder")
-/// } catch StoreError.locked(let path) {
-///     print("\(path) is open in another process")
+///     let song = try store.object(of: Song.self, rowID: 7)
+/// } catch StoreError.corruptRecord(let name, let rowID) {
+///     print("\(name) \(rowID) is damaged")
 /// }
 /// ```
 public enum StoreError: Error, Equatable, Sendable {
-    /// The store path exists and is not a directory.
-    case notADirectory(path: String)
-    /// A file of the store could not be opened or created.
-    case cannotOpen(path: String, reason: String)
-    /// A file in the store directory is not a Tokyo Cabinet database (or its header is damaged).
-    case notAStoreFile(path: String)
-    /// Another process has the file open for writing.
-    case locked(path: String)
-    /// This process already has the file open through another store.
-    case alreadyOpenInThisProcess(path: String)
-    /// Reading or writing a file failed; the files are as they were before the operation.
-    case ioFailure(path: String, operation: String, reason: String)
     /// The store was written by a newer version of Larder.
     case unsupportedFormat(version: UInt64)
     /// The store was written by an older version of Larder and must be upgraded, which a
@@ -34,8 +23,6 @@ public enum StoreError: Error, Equatable, Sendable {
     /// or replaced): nothing is read from it or written into it.
     case missingRecords(table: String, expected: Int, found: Int)
 
-    /// An ordered range scan was asked of a table that is not ordered (not a B+tree).
-    case unorderedTable(String)
 
     /// A class's storage name cannot be used as a file name.
     case invalidStorageName(String)
@@ -89,27 +76,17 @@ public enum StoreError: Error, Equatable, Sendable {
     /// A class has handed out every rowID (its next rowID is the largest there is: the
     /// registry record is damaged or tampered with).
     case rowIDsExhausted(class: String)
-    /// A save was interrupted after its commit point and could not be finished; reopen the
-    /// store (as a writer) to complete it.
-    case needsRecovery(path: String)
 }
 
 extension StoreError: CustomStringConvertible {
     /// A sentence naming what went wrong and where.
     public var description: String {
         switch self {
-        case let .notADirectory(path): return "store path is not a directory: \(path)"
-        case let .cannotOpen(path, reason): return "cannot open \(path): \(reason)"
-        case let .notAStoreFile(path): return "not a Tokyo Cabinet database file: \(path)"
-        case let .locked(path): return "\(path) is locked by another process"
-        case let .alreadyOpenInThisProcess(path): return "\(path) is already open in this process"
-        case let .ioFailure(path, operation, reason): return "\(operation) failed on \(path): \(reason)"
         case let .unsupportedFormat(version): return "store format \(version) is newer than this Larder understands"
         case let .formatUpgradeRequired(version): return "store format \(version) must be upgraded: open the store once for writing"
         case let .corruptMetadata(key, reason): return "store metadata '\(key)' is damaged: \(reason)"
         case let .missingRecords(table, expected, found):
             return "\(table) should hold \(expected) records and holds \(found): its file was emptied or replaced"
-        case let .unorderedTable(name): return "table '\(name)' is not ordered: range scans need a B+tree table"
         case let .invalidStorageName(name): return "invalid storage name '\(name)': use letters, digits, _ - . and do not start with _ or ."
         case let .storageNameTaken(name, type): return "storage name '\(name)' is already registered by \(type)"
         case let .classNotRegistered(name): return "class \(name) is not registered in this store"
@@ -133,7 +110,6 @@ extension StoreError: CustomStringConvertible {
         case let .tamperedEncryptionSettings(reason): return "the store's encryption settings were tampered with: \(reason)"
         case let .keyDerivationIterationsOutOfRange(count): return "\(count) key derivation iterations is outside 1...\(EncryptionRecord.maximumIterations)"
         case let .rowIDsExhausted(name): return "class \(name) has no rowIDs left to hand out"
-        case let .needsRecovery(path): return "\(path) has an interrupted save: reopen it to recover"
         }
     }
 }

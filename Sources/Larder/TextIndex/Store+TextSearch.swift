@@ -64,7 +64,7 @@ extension Store {
         var update = TextIndexUpdate()
         try update.add(rows, of: index, savedNextRowID: entry.savedNextRowID, rowsAreNew: true,
                        vocabularies: [:], nextTokenID: 1, in: self, to: &batch)
-        try backend.apply(batch)
+        try applyToBackend(batch)
         update.adopt()
         entry.textIndex = index
     }

@@ -1,4 +1,5 @@
-// DocumentStore: a directory of JSON document collections on Larder's Tokyo Cabinet backend.
+// DocumentStore: JSON document collections on a Larder Backend (a directory of Tokyo Cabinet
+// files, or memory).
 // Collections are created on first use and their definitions live in `_store`. Each collection
 // runs one operation at a time under its own lock; the backend is shared behind another
 // (SharedBackend), so different collections work in parallel between storage calls.
@@ -21,12 +22,13 @@ public final class DocumentStore: @unchecked Sendable {
     // @unchecked: every mutable property is guarded by `lock` (collection states guard their
     // own, the shared backend its own).
 
-    /// The store directory.
+    /// The store directory, for a store opened with ``init(path:configuration:)``; nil on
+    /// another backend.
     ///
     /// ```swift
-    /// print(store.path)   // /tmp/people.larder
+    /// print(store.path ?? "in memory")   // /tmp/people.larder
     /// ```
-    public let path: String
+    public let path: String?
     let lock = NSLock()
     let backend: SharedBackend
     var states: [String: CollectionState] = [:]
@@ -42,8 +44,8 @@ public final class DocumentStore: @unchecked Sendable {
     /// Cache size of a collection until `cacheSize` is set.
     static let defaultCacheSize = 1_000
 
-    /// Opens (or creates) the document store at `path`. Throws `StoreError.locked` when
-    /// another process has it open.
+    /// Opens (or creates) the document store at `path`, in Tokyo Cabinet files. Throws
+    /// `BackendError.locked` when another process has it open.
     ///
     /// With `configuration.encryptionKey`, every document, index entry and metadata value is
     /// encrypted (AES-256-GCM); a new store is encrypted from its first record. An encrypted
@@ -55,9 +57,26 @@ public final class DocumentStore: @unchecked Sendable {
     /// let store = try DocumentStore(path: "/tmp/people.larder", configuration: .init(durability: .full))
     /// let secret = try DocumentStore(path: "/tmp/vault.larder", configuration: .init(encryptionKey: "passphrase"))
     /// ```
-    public init(path: String, configuration: Store.Configuration = .init()) throws {
+    public convenience init(path: String, configuration: Store.Configuration = .init()) throws {
+        try self.init(backend: TokyoCabinetBackend(path: path, configuration: configuration.backend),
+                      configuration: configuration, path: path)
+    }
+
+    /// Opens a document store on `backend`, with the encryption settings of `configuration`
+    /// (the backend has applied its own durability and locking settings). A ``MemoryBackend``
+    /// gives a store that lives in memory, for tests.
+    ///
+    /// ```swift
+    /// let store = try DocumentStore(backend: MemoryBackend())
+    /// let people = try store.collection("people")
+    /// ```
+    public convenience init(backend: any Backend, configuration: Store.Configuration = .init()) throws {
+        try self.init(backend: backend, configuration: configuration, path: nil)
+    }
+
+    private init(backend: any Backend, configuration: Store.Configuration, path: String?) throws {
         self.path = path
-        backend = SharedBackend(try TokyoCabinetBackend(path: path, configuration: configuration))
+        self.backend = SharedBackend(backend)
         try openEncryption(configuration)
     }
 

@@ -96,8 +96,10 @@ final class CollectionState: DocumentSource {
     /// The table of `index` without its sealed runs (a plaintext store's table).
     func plaintextTable(of index: IndexDefinition) -> IndexTable {
         // The definition rather than its name: the name is only made for an error.
-        IndexTable(backend: backend, name: index.table(in: name), collection: name, definition: index,
-                   restartPoints: definition.indexRunsHaveRestartPoints)
+        let tableName = index.table(in: name)
+        backend.declareOrderedTable(tableName)
+        return IndexTable(backend: backend, name: tableName, collection: name, definition: index,
+                          restartPoints: definition.indexRunsHaveRestartPoints)
     }
 
     /// The number of documents.

@@ -1,7 +1,8 @@
-// SharedBackend: the store's one TokyoCabinetBackend, shared by its collections. Tokyo Cabinet
-// handles are not for concurrent use, so every call takes one (recursive: an index scan reads
-// documents from inside its callback) lock; everything else a collection does (parsing,
-// planning, decoding, evaluating, sorting) runs outside it, in parallel with other collections.
+// SharedBackend: the store's one Backend, shared by its collections. A backend is not for
+// concurrent use (Tokyo Cabinet's handles are not), so every call takes one (recursive: an index
+// scan reads documents from inside its callback) lock; everything else a collection does
+// (parsing, planning, decoding, evaluating, sorting) runs outside it, in parallel with other
+// collections.
 
 import Foundation
 import Larder
@@ -9,19 +10,24 @@ import Larder
 /// The backend behind a lock.
 final class SharedBackend: @unchecked Sendable {
     // @unchecked: `backend` is only used while `lock` is held.
-    private let backend: TokyoCabinetBackend
+    private let backend: any Backend
     private let lock = NSRecursiveLock()
 
-    init(_ backend: TokyoCabinetBackend) {
+    init(_ backend: any Backend) {
         self.backend = backend
     }
 
     var isReadOnly: Bool { backend.isReadOnly }
 
-    /// Fails a chosen file operation of the backend (tests only).
+    /// Fails a chosen file operation of the backend, when it can (tests only).
     var faultInjector: FaultInjector? {
-        get { locked { backend.faultInjector } }
-        set { locked { backend.faultInjector = newValue } }
+        get { locked { (backend as? any FaultInjectable)?.faultInjector } }
+        set { locked { (backend as? any FaultInjectable)?.faultInjector = newValue } }
+    }
+
+    /// Declares an index's table ordered (see ``Backend/declareOrderedTable(_:)``).
+    func declareOrderedTable(_ table: String) {
+        locked { backend.declareOrderedTable(table) }
     }
 
     private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
@@ -84,7 +90,9 @@ final class SharedBackend: @unchecked Sendable {
         for key in keys { batch.removeValue(forKey: key, in: table) }
     }
 
+    /// Applies a batch; a read-only store refuses it with the store's error.
     func apply(_ batch: WriteBatch) throws {
+        guard !backend.isReadOnly else { throw StoreError.readOnly }
         try locked { try backend.apply(batch) }
     }
 

@@ -14,14 +14,14 @@ struct RawMetadata {
 
     /// The envelope stored under `key` in `table`, or nil.
     func value(forKey key: [UInt8], in table: String) throws -> [UInt8]? {
-        let backend = try TokyoCabinetBackend(path: directory.path, configuration: Store.Configuration(readOnly: true))
+        let backend = try TokyoCabinetBackend(path: directory.path, configuration: BackendConfiguration(readOnly: true))
         defer { try? backend.close() }
         return try backend.withValue(forKey: key, in: table) { $0.map { Array($0) } }
     }
 
     /// Puts `envelope` (already sealed, or not) under `key`.
     func put(_ envelope: [UInt8], forKey key: [UInt8]) throws {
-        let backend = try TokyoCabinetBackend(path: directory.path, configuration: Store.Configuration())
+        let backend = try TokyoCabinetBackend(path: directory.path, configuration: BackendConfiguration())
         var batch = WriteBatch()
         envelope.withUnsafeBytes { value in
             key.withUnsafeBytes { batch.put(value, forKey: $0, in: Store.metadataTable, isNew: false) }

@@ -14,7 +14,7 @@ internal final class BTreeDatabase {
     init(path: String, readOnly: Bool, syncsTransactions: Bool = false) throws {
         self.path = path
         guard let handle = tcbdbnew() else {
-            throw StoreError.cannotOpen(path: path, reason: "out of memory")
+            throw BackendError.cannotOpen(path: path, reason: "out of memory")
         }
         // 128 records a leaf, 256 a node, BDBTLARGE for 64-bit offsets (files past 2 GB
         // otherwise corrupt silently). The comparator stays Tokyo Cabinet's default lexical
@@ -40,7 +40,7 @@ internal final class BTreeDatabase {
         }
     }
 
-    /// Closes the file; later calls throw `StoreError.closed`.
+    /// Closes the file; later calls throw `BackendError.closed`.
     func close() throws {
         guard let handle else { return }
         self.handle = nil
@@ -184,11 +184,11 @@ internal final class BTreeDatabase {
     }
 
     private func openHandle() throws -> UnsafeMutablePointer<TCBDB> {
-        guard let handle else { throw StoreError.closed }
+        guard let handle else { throw BackendError.closed }
         return handle
     }
 
-    private func failure(_ operation: String, code: Int32) -> StoreError {
+    private func failure(_ operation: String, code: Int32) -> BackendError {
         TokyoCabinetError.failure(operation, path: path, code: code)
     }
 

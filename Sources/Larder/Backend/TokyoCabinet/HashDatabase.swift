@@ -1,5 +1,5 @@
 // HashDatabase: one Tokyo Cabinet hash database file, opened with Larder's tuning, with Tokyo
-// Cabinet's error codes turned into StoreError. The only place (with its siblings in this
+// Cabinet's error codes turned into BackendError. The only place (with its siblings in this
 // folder) that talks to the C library.
 
 import CTokyoCabinet
@@ -31,7 +31,7 @@ internal final class HashDatabase {
     init(path: String, tuning: Tuning, readOnly: Bool, syncsTransactions: Bool = false) throws {
         self.path = path
         guard let handle = tchdbnew() else {
-            throw StoreError.cannotOpen(path: path, reason: "out of memory")
+            throw BackendError.cannotOpen(path: path, reason: "out of memory")
         }
         // HDBTLARGE: 64-bit offsets, so files past 2 GB do not corrupt silently.
         _ = tchdbtune(handle, tuning.bucketCount, -1, -1, UInt8(HDBTLARGE))
@@ -56,7 +56,7 @@ internal final class HashDatabase {
         }
     }
 
-    /// Closes the file; later calls throw `StoreError.closed`.
+    /// Closes the file; later calls throw `BackendError.closed`.
     func close() throws {
         forgetWalk()
         guard let handle else { return }
@@ -263,11 +263,11 @@ internal final class HashDatabase {
     // MARK: Errors
 
     private func openHandle() throws -> UnsafeMutablePointer<TCHDB> {
-        guard let handle else { throw StoreError.closed }
+        guard let handle else { throw BackendError.closed }
         return handle
     }
 
-    private func failure(_ operation: String, code: Int32) -> StoreError {
+    private func failure(_ operation: String, code: Int32) -> BackendError {
         TokyoCabinetError.failure(operation, path: path, code: code)
     }
 

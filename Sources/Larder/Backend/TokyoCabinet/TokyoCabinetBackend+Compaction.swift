@@ -41,9 +41,9 @@ extension TokyoCabinetBackend {
     /// try backend.compact()
     /// ```
     public func compact() throws {
-        guard !isClosed else { throw StoreError.closed }
-        guard !configuration.readOnly else { throw StoreError.readOnly }
-        guard !needsRecovery else { throw StoreError.needsRecovery(path: path) }
+        guard !isClosed else { throw BackendError.closed }
+        guard !configuration.readOnly else { throw BackendError.readOnly }
+        guard !needsRecovery else { throw BackendError.needsRecovery(path: path) }
         try databases.removeValue(forKey: Self.retiredLockFile)?.close()
         let tables = try tablesOnDisk()
         removeCompactionCopies()
@@ -99,7 +99,7 @@ extension TokyoCabinetBackend {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            throw StoreError.ioFailure(path: path, operation: "list directory", reason: "\(error)")
+            throw BackendError.ioFailure(path: path, operation: "list directory", reason: "\(error)")
         }
         let tables = names.compactMap { name -> String? in
             guard name.hasSuffix(".tch") || name.hasSuffix(".tcb") else { return nil }
@@ -135,7 +135,7 @@ extension TokyoCabinetBackend {
     /// Writes every record of `table` into a fresh file and syncs it. Returns the copy of the
     /// lock table still open (it must keep the lock once renamed); closes any other.
     private func writeCopy(of table: String) throws -> (any TableDatabase)? {
-        guard let source = try database(for: table) else { throw StoreError.readOnly }
+        guard let source = try database(for: table) else { throw BackendError.readOnly }
         let copyPath = compactionCopyPath(for: table)
         try injectFault("create copy", copyPath)
         let copy = try openFile(for: table, at: copyPath, readOnly: false)

@@ -1,7 +1,7 @@
 // TokyoCabinetBackend: a store directory with one Tokyo Cabinet hash database per table
-// (`Song.tch`, `_store.tch`, `_names.tch`) or B+tree database per ordered table
-// (`people.0.idx.tcb`), opened on first use, and a commit journal that makes every batch
-// atomic across them.
+// (`Song.tch`, `_store.tch`, `_names.tch`) or B+tree database per table declared ordered
+// (`people.0.idx.tcb`: the file extension is how the kind persists), opened on first use, and
+// a commit journal that makes every batch atomic across them.
 
 import Foundation
 
@@ -17,13 +17,13 @@ import Foundation
 /// The directory is locked through its `_store.tch` file: one writing process, or any number
 /// of reading processes, at a time.
 ///
-/// A table whose name ends in `.idx` is ordered: a B+tree file whose keys are kept in byte
-/// order, which ``forEachRecord(in:from:through:reverse:_:)`` scans by range.
-public final class TokyoCabinetBackend: Backend {
+/// A table declared ordered (``declareOrderedTable(_:)``) is a B+tree file whose keys are kept
+/// in byte order, which ``forEachRecord(in:from:through:reverse:_:)`` scans by range.
+public final class TokyoCabinetBackend: Backend, FaultInjectable {
     /// The store directory.
     public let path: String
     /// How the store was opened.
-    public let configuration: Store.Configuration
+    public let configuration: BackendConfiguration
     var databases: [String: any TableDatabase] = [:]
     private(set) var isClosed = false
     /// Set when a batch passed its commit point but could not be finished: only reopening
@@ -34,24 +34,11 @@ public final class TokyoCabinetBackend: Backend {
     /// Fails a chosen file operation (tests only).
     package var faultInjector: FaultInjector?
 
+    /// The tables declared ordered (B+tree files).
+    private(set) var orderedTables: Set<String> = []
+
     /// The table whose file locks the whole directory.
     static let lockTable = "_store"
-
-    /// Tables whose names end with this are ordered (B+tree files).
-    ///
-    /// ```swift
-    /// TokyoCabinetBackend.isOrderedTable("people.0.idx")   // true
-    /// ```
-    public static let orderedTableSuffix = ".idx"
-
-    /// True when `table` is kept in a B+tree file, in byte order of its keys.
-    ///
-    /// ```swift
-    /// TokyoCabinetBackend.isOrderedTable("Song")   // false
-    /// ```
-    public static func isOrderedTable(_ table: String) -> Bool {
-        table.hasSuffix(orderedTableSuffix)
-    }
 
     /// Opens the store directory at `path` with the default configuration, creating it if it
     /// does not exist.
@@ -60,36 +47,37 @@ public final class TokyoCabinetBackend: Backend {
     /// let backend = try TokyoCabinetBackend(path: "/tmp/music.larder")
     /// ```
     public convenience init(path: String) throws {
-        try self.init(path: path, configuration: Store.Configuration())
+        try self.init(path: path, configuration: BackendConfiguration())
     }
 
     /// Opens the store directory at `path`: locks it (waiting up to the configuration's
     /// `lockTimeout`), then finishes or discards a save interrupted by a crash.
     ///
-    /// Throws ``StoreError/notADirectory(path:)`` when `path` is a file,
-    /// ``StoreError/locked(path:)`` when another process holds the store.
+    /// Throws ``BackendError/notADirectory(path:)`` when `path` is a file,
+    /// ``BackendError/locked(path:)`` when another process holds the store.
     ///
     /// ```swift
     /// let reader = try TokyoCabinetBackend(path: "/tmp/music.larder", configuration: .init(readOnly: true))
     /// ```
-    public init(path: String, configuration: Store.Configuration) throws {
+    public init(path: String, configuration: BackendConfiguration) throws {
         self.path = path
         self.configuration = configuration
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw StoreError.notADirectory(path: path) }
+            guard isDirectory.boolValue else { throw BackendError.notADirectory(path: path) }
         } else if configuration.readOnly {
-            throw StoreError.cannotOpen(path: path, reason: "no store at this path")
+            throw BackendError.cannotOpen(path: path, reason: "no store at this path")
         }
         if configuration.readOnly && !FileIO.exists(filePath(for: Self.lockTable)) {
-            throw StoreError.cannotOpen(path: path, reason: "no store at this path")
+            throw BackendError.cannotOpen(path: path, reason: "no store at this path")
         } else {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {
-                throw StoreError.cannotOpen(path: path, reason: "\(error)")
+                throw BackendError.cannotOpen(path: path, reason: "\(error)")
             }
         }
+        try declareOrderedTablesOnDisk()
         try lockStore()
         try finishInterruptedCompaction()
         try recoverInterruptedCommit()
@@ -97,16 +85,21 @@ public final class TokyoCabinetBackend: Backend {
     }
 
     /// The file that holds `table`: `.tch` (hash), or `.tcb` (B+tree) for an ordered table.
+    package func filePath(for table: String) -> String {
+        (path as NSString).appendingPathComponent(table + (orderedTables.contains(table) ? ".tcb" : ".tch"))
+    }
+
+    /// Declares `table` ordered: it is kept in a B+tree file (`<table>.tcb`).
     ///
     /// ```swift
-    /// backend.filePath(for: "Song")   // "/tmp/music.larder/Song.tch"
+    /// backend.declareOrderedTable("people.0.idx")
     /// ```
-    public func filePath(for table: String) -> String {
-        (path as NSString).appendingPathComponent(table + (Self.isOrderedTable(table) ? ".tcb" : ".tch"))
+    public func declareOrderedTable(_ table: String) {
+        orderedTables.insert(table)
     }
 
     /// The commit journal's file, present only while a batch is being applied.
-    public var journalPath: String {
+    package var journalPath: String {
         (path as NSString).appendingPathComponent("_journal")
     }
 
@@ -210,7 +203,7 @@ public final class TokyoCabinetBackend: Backend {
     /// Calls `body` with the records of the ordered table `table` whose keys lie between
     /// `start` and `end` (inclusive; nil is open), in ascending byte order of keys, or
     /// descending when `reverse`, until it returns false. Throws
-    /// ``StoreError/unorderedTable(_:)`` for a hash table.
+    /// ``BackendError/unorderedTable(_:)`` for a hash table.
     ///
     /// ```swift
     /// try backend.forEachRecord(in: "people.0.idx", from: [0x10], through: [0x10, 0xFF]) { key, _ in true }
@@ -219,7 +212,7 @@ public final class TokyoCabinetBackend: Backend {
         in table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        guard Self.isOrderedTable(table) else { throw StoreError.unorderedTable(table) }
+        guard orderedTables.contains(table) else { throw BackendError.unorderedTable(table) }
         guard let database = try database(for: table) as? BTreeDatabase else { return }
         try database.forEachRecord(from: start, through: end, reverse: reverse, body)
     }
@@ -236,7 +229,7 @@ public final class TokyoCabinetBackend: Backend {
         in table: String, holding start: [UInt8], through end: [UInt8]?,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        guard Self.isOrderedTable(table) else { throw StoreError.unorderedTable(table) }
+        guard orderedTables.contains(table) else { throw BackendError.unorderedTable(table) }
         guard let database = try database(for: table) as? BTreeDatabase else { return }
         try database.forEachRecord(from: start, through: end, reverse: false, backingUp: true, body)
     }
@@ -256,14 +249,18 @@ public final class TokyoCabinetBackend: Backend {
     ///
     /// A failure before any file commits leaves every file as it was. A failure after that
     /// is rolled forward from the journal; if even that fails, the backend refuses further
-    /// work with ``StoreError/needsRecovery(path:)`` until the store is reopened, which
+    /// work with ``BackendError/needsRecovery(path:)`` until the store is reopened, which
     /// completes the batch.
     public func apply(_ batch: WriteBatch) throws {
-        guard !isClosed else { throw StoreError.closed }
-        guard !configuration.readOnly else { throw StoreError.readOnly }
-        guard !needsRecovery else { throw StoreError.needsRecovery(path: path) }
+        guard !isClosed else { throw BackendError.closed }
+        guard !configuration.readOnly else { throw BackendError.readOnly }
+        guard !needsRecovery else { throw BackendError.needsRecovery(path: path) }
         guard !batch.isEmpty else { return }
         let sync = configuration.durability == .full
+        // Every file the batch writes exists before its journal does: a journal replayed after
+        // a crash then finds each table's file of the right kind (an ordered table's B+tree
+        // file says it is ordered, whoever declared it before the crash).
+        try createMissingFiles(of: batch)
         do {
             try injectFault("write journal", journalPath)
             try FileIO.write(CommitJournal.encode(batch), to: journalPath, sync: sync)
@@ -337,7 +334,7 @@ public final class TokyoCabinetBackend: Backend {
         var open: [any TableDatabase] = []
         do {
             for table in batch.tables {
-                guard let database = try database(for: table, creatingFile: true) else { throw StoreError.readOnly }
+                guard let database = try database(for: table, creatingFile: true) else { throw BackendError.readOnly }
                 try injectFault("begin transaction", database.path)
                 try database.beginTransaction()
                 open.append(database)
@@ -428,8 +425,8 @@ public final class TokyoCabinetBackend: Backend {
             do {
                 _ = try database(for: Self.lockTable, creatingFile: true)
                 if holdsCurrentLockFile() { return }
-            } catch StoreError.locked(let lockedPath) {
-                guard Date() < deadline else { throw StoreError.locked(path: lockedPath) }
+            } catch BackendError.locked(let lockedPath) {
+                guard Date() < deadline else { throw BackendError.locked(path: lockedPath) }
                 Thread.sleep(forTimeInterval: 0.01)
             }
         }
@@ -442,7 +439,7 @@ public final class TokyoCabinetBackend: Backend {
             if !configuration.readOnly { try FileIO.remove(journalPath) }
             return
         }
-        guard !configuration.readOnly else { throw StoreError.needsRecovery(path: path) }
+        guard !configuration.readOnly else { throw BackendError.needsRecovery(path: path) }
         do {
             try applyToFiles(batch)
         } catch let failure as ApplyFailure {
@@ -464,8 +461,8 @@ public final class TokyoCabinetBackend: Backend {
     /// never create a file: `verify()` and a look-up change nothing on disk.
     func database(for table: String, creatingFile: Bool = false) throws -> (any TableDatabase)? {
         if let database = databases[table] { return database }
-        guard !isClosed else { throw StoreError.closed }
-        guard Self.isValidTableName(table) else { throw StoreError.invalidStorageName(table) }
+        guard !isClosed else { throw BackendError.closed }
+        guard Self.isValidTableName(table) else { throw BackendError.invalidTableName(table) }
         let filePath = filePath(for: table)
         if !FileIO.exists(filePath) {
             if configuration.readOnly || !creatingFile { return nil }
@@ -488,11 +485,34 @@ public final class TokyoCabinetBackend: Backend {
     /// leave bucket chains and free-block lists half-written (`invalid record header`).
     func openFile(for table: String, at filePath: String, readOnly: Bool) throws -> any TableDatabase {
         let syncs = configuration.durability == .full
-        if Self.isOrderedTable(table) {
+        if orderedTables.contains(table) {
             return try BTreeDatabase(path: filePath, readOnly: readOnly, syncsTransactions: syncs)
         }
         let tuning: HashDatabase.Tuning = table.hasPrefix("_") ? .smallFile : .classFile
         return try HashDatabase(path: filePath, tuning: tuning, readOnly: readOnly, syncsTransactions: syncs)
+    }
+
+    /// Declares ordered every table whose file is a B+tree file (`<table>.tcb`): the file
+    /// extension is how an ordered table's kind persists.
+    private func declareOrderedTablesOnDisk() throws {
+        guard FileIO.exists(path) else { return }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw BackendError.ioFailure(path: path, operation: "list directory", reason: "\(error)")
+        }
+        for name in names where name.hasSuffix(".tcb") {
+            let table = String(name.dropLast(4))
+            if Self.isValidTableName(table) { declareOrderedTable(table) }
+        }
+    }
+
+    /// Creates the file of every table of `batch` that has none yet.
+    private func createMissingFiles(of batch: WriteBatch) throws {
+        for table in batch.tables where databases[table] == nil {
+            guard try database(for: table, creatingFile: true) != nil else { throw BackendError.readOnly }
+        }
     }
 
     /// Removes files a process killed while creating a database file left behind (the writer

@@ -1,9 +1,9 @@
-// TokyoCabinetError: Tokyo Cabinet's error codes turned into StoreError, the same way for every
+// TokyoCabinetError: Tokyo Cabinet's error codes turned into BackendError, the same way for every
 // kind of database file (the codes and their messages are common to all of them).
 
 import CTokyoCabinet
 
-/// The mapping of Tokyo Cabinet error codes to ``StoreError``.
+/// The mapping of Tokyo Cabinet error codes to ``BackendError``.
 internal enum TokyoCabinetError {
     /// Tokyo Cabinet's message for `code`.
     static func message(_ code: Int32) -> String {
@@ -11,13 +11,13 @@ internal enum TokyoCabinetError {
     }
 
     /// A failed `operation` on the file at `path`.
-    static func failure(_ operation: String, path: String, code: Int32) -> StoreError {
+    static func failure(_ operation: String, path: String, code: Int32) -> BackendError {
         .ioFailure(path: path, operation: operation, reason: message(code))
     }
 
     /// Why the file at `path` could not be opened: held by another process, already open in
     /// this one, not a database file, or something else.
-    static func openError(code: Int32, path: String) -> StoreError {
+    static func openError(code: Int32, path: String) -> BackendError {
         switch code {
         case Int32(TCELOCK): return .locked(path: path)
         case Int32(TCETHREAD): return .alreadyOpenInThisProcess(path: path)
