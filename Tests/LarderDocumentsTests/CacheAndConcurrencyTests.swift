@@ -12,8 +12,8 @@ import Testing
         try collection.withState { try $0.replaceRawRecord(rowID, with: [DocumentRecord.format, 0, 0, 0, 0, 99]) }
     }
 
-    @Test func aCachedDocumentIsServedWithoutReadingTheFile() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func aCachedDocumentIsServedWithoutReadingTheFile(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         try c.insertBatch([["name": "a"], ["name": "b"]])
         #expect(try c.cacheSize == 1_000)
@@ -28,8 +28,8 @@ import Testing
         #expect(throws: DocumentError.self) { try c.find(where: "[__rowid__] = 1") }
     }
 
-    @Test func theCacheEvictsTheLeastRecentlyUsedAndFollowsWrites() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func theCacheEvictsTheLeastRecentlyUsedAndFollowsWrites(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         try c.setCacheSize(2)
         try c.insertBatch([["n": 1], ["n": 2], ["n": 3], ["n": 4]])
@@ -49,8 +49,8 @@ import Testing
         #expect(cache.contains(8) && !cache.contains(9) && cache.contains(10) && cache.contains(11))
     }
 
-    @Test func asyncOperationsRunInOrderAndAgreeWithTheSyncOnes() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func asyncOperationsRunInOrderAndAgreeWithTheSyncOnes(_ backend: BackendKind) async throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         try await c.addUniqueIndex("[email]")
         try await c.addIndex("[n]")
@@ -76,8 +76,8 @@ import Testing
         #expect(try await c.count() == 1)
     }
 
-    @Test func manyTasksWriteAndReadAtOnce() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func manyTasksWriteAndReadAtOnce(_ backend: BackendKind) async throws {
+        let temporary = try TemporaryStore(backend: backend)
         let store = temporary.store
         let users = try store.collection("users"), logs = try store.collection("logs")
         try await users.addUniqueIndex("[email]")
@@ -103,8 +103,8 @@ import Testing
         #expect(try users.inconsistentIndexes().isEmpty)
     }
 
-    @Test func oneCollectionsOperationDoesNotHoldUpAnother() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func oneCollectionsOperationDoesNotHoldUpAnother(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let a = try temporary.store.collection("a"), b = try temporary.store.collection("b")
         let done = DispatchSemaphore(value: 0)
         let finished = try a.withState { _ -> Bool in
@@ -119,13 +119,13 @@ import Testing
         #expect(try b.count() == 1)
     }
 
-    @Test func codableValuesGoInAndComeOut() async throws {
+    @Test(arguments: BackendKind.allCases) func codableValuesGoInAndComeOut(_ backend: BackendKind) async throws {
         struct User: Codable, Equatable, Sendable {
             var name: String
             var age: Int
             var tags: [String]
         }
-        let temporary = try TemporaryStore()
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("users")
         try await c.insert(User(name: "Ada", age: 36, tags: ["math"]))
         try c.insertBatch([User(name: "Grace", age: 45, tags: []), User(name: "Alan", age: 41, tags: ["math", "logic"])])

@@ -13,8 +13,8 @@ import Testing
         var age: Int
     }
 
-    @Test func aDocumentIsReadByItsRowID() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func aDocumentIsReadByItsRowID(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         let ids: [RowID] = try people.insertBatch([["name": "Ada", "age": 36], ["name": "Grace", "age": 45]])
         #expect(ids == [1, 2])
@@ -36,8 +36,8 @@ import Testing
         #expect(seven.rowID == 7)
     }
 
-    @Test func theAsyncFormsReadAndDeleteByRowIDToo() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func theAsyncFormsReadAndDeleteByRowIDToo(_ backend: BackendKind) async throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         let ids = try await people.insertBatch((1 ... 4).map { ["n": .int(Int64($0))] })
         #expect(try await people.document(id: ids[0])?["n"] == 1)
@@ -47,8 +47,8 @@ import Testing
         #expect(rest.map(\.rowID) == [1, 4])
     }
 
-    @Test func deleteIsTheVerbForDocumentsAndQueries() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func deleteIsTheVerbForDocumentsAndQueries(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.insertBatch((1 ... 6).map { ["n": .int(Int64($0))] })
         try people.delete(["__rowid__": .rowID(1)])
@@ -61,8 +61,8 @@ import Testing
         }
     }
 
-    @Test func indexesAreValues() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func indexesAreValues(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.addIndex("[last_name], [first_name] DESC")
         try people.addUniqueIndex("[email]")
@@ -77,8 +77,8 @@ import Testing
         #expect(try people.indexes == indexes)
     }
 
-    @Test func definitionGettersThrowOnAClosedStoreInsteadOfAnsweringEmpty() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func definitionGettersThrowOnAClosedStoreInsteadOfAnsweringEmpty(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.addIndex("[age]")
         try people.setAliases(["adult": "[age] >= 18"])

@@ -6,8 +6,8 @@ import Testing
 @testable import LarderDocuments
 
 @Suite struct DocumentStoreTests {
-    @Test func insertFindUpdateRemoveRoundTrip() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func insertFindUpdateRemoveRoundTrip(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         let id = try people.insert(["name": "Ada", "age": 36, "__rowid__": 99])
         #expect(id == 1)
@@ -24,8 +24,8 @@ import Testing
         #expect(try people.insert(["name": "Ada"]) == 3)
     }
 
-    @Test func missingRowsAndBadDocumentsAreTypedErrors() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func missingRowsAndBadDocumentsAreTypedErrors(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.insert(["name": "Ada"])
         #expect(throws: DocumentError.documentNotFound(collection: "people", rowID: 7)) { try people.update(["__rowid__": 7, "name": "x"]) }
@@ -41,8 +41,8 @@ import Testing
         }
     }
 
-    @Test func metadataIsStoredRemovedAndKeptAcrossReopen() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func metadataIsStoredRemovedAndKeptAcrossReopen(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         try temporary.store.setMetadata(["version": 2], forKey: "schema")
         #expect(try temporary.store.metadata(forKey: "schema") == ["version": 2])
         #expect(try temporary.store.metadata(forKey: "other") == nil)
@@ -53,8 +53,8 @@ import Testing
         #expect(try store.metadata(forKey: "schema") == nil)
     }
 
-    @Test func definitionsAndDocumentsPersistAcrossReopen() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func definitionsAndDocumentsPersistAcrossReopen(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         do {
             let people = try temporary.store.collection("people")
             try people.insertBatch(samplePeople(30))
@@ -93,8 +93,8 @@ import Testing
         #expect(try never.find().isEmpty && never.count() == 0)
     }
 
-    @Test func damagedOrMovedRecordsAreRefused() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func damagedOrMovedRecordsAreRefused(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.insertBatch([["name": "Ada"], ["name": "Grace"]])
         try people.setCacheSize(0)
@@ -114,8 +114,8 @@ import Testing
         }
     }
 
-    @Test func aClosedStoreRefusesWork() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func aClosedStoreRefusesWork(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try temporary.store.close()
         try temporary.store.close()
@@ -124,8 +124,8 @@ import Testing
         #expect(throws: StoreError.closed) { _ = try temporary.store.collection("people") }
     }
 
-    @Test func collectionsAreSeparate() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func collectionsAreSeparate(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let a = try temporary.store.collection("a"), b = try temporary.store.collection("b")
         try a.insert(["x": 1])
         try b.insertBatch([["x": 2], ["x": 3]])
@@ -134,8 +134,8 @@ import Testing
         #expect(try b.find(orderBy: "[x] DESC").map { $0["__rowid__"] } == [2, 1])
     }
 
-    @Test func aDroppedCollectionLeavesNothingAndOthersAreUntouched() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func aDroppedCollectionLeavesNothingAndOthersAreUntouched(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let a = try temporary.store.collection("a"), b = try temporary.store.collection("b")
         try a.addIndex("[x]")
         try a.addUniqueIndex("[y]")

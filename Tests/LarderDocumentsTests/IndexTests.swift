@@ -12,8 +12,8 @@ import SpeedSupport
     static let indexDefinitions = ["[address.country]", "[last_name], [first_name]", "[tags]", "[age] DESC",
                                    "[address.city], [age] DESC"]
 
-    @Test func explainNamesTheIndexAndRangesOrAFullScan() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func explainNamesTheIndexAndRangesOrAFullScan(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         try c.insertBatch(samplePeople(50))
         for definition in Self.indexDefinitions { try c.addIndex(definition) }
@@ -49,8 +49,8 @@ import SpeedSupport
         #expect(try c.explain(where: "[age] < ?", arguments: [nil]) == "index [age] DESC: range [age] < null (1 range)")
     }
 
-    @Test(arguments: [false, true]) func resultsAreTheSameWithAndWithoutIndexes(encrypted: Bool) throws {
-        let temporary = try TemporaryStore(encrypted: encrypted)
+    @Test(arguments: [false, true], BackendKind.allCases) func resultsAreTheSameWithAndWithoutIndexes(encrypted: Bool, backend: BackendKind) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted, backend: backend)
         let plain = try temporary.store.collection("plain"), indexed = try temporary.store.collection("indexed")
         let documents = samplePeople(300) + [["last_name": "L1"], ["age": "old"], ["tags": []], ["age": 30.5, "tags": "red"]]
         try plain.insertBatch(documents)
@@ -93,8 +93,8 @@ import SpeedSupport
         #expect(try indexed.inconsistentIndexes().isEmpty)
     }
 
-    @Test(arguments: [false, true]) func uniqueViolationsStoreNothingInEveryWritePath(encrypted: Bool) throws {
-        let temporary = try TemporaryStore(encrypted: encrypted)
+    @Test(arguments: [false, true], BackendKind.allCases) func uniqueViolationsStoreNothingInEveryWritePath(encrypted: Bool, backend: BackendKind) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted, backend: backend)
         let c = try temporary.store.collection("users")
         try c.addUniqueIndex("[email]")
         try c.addIndex("[name]")
@@ -121,8 +121,8 @@ import SpeedSupport
         #expect(try c.inconsistentIndexes().isEmpty)
     }
 
-    @Test(arguments: [false, true]) func updateBatchIsAllOrNothingAndSeesItsOwnEarlierChanges(encrypted: Bool) throws {
-        let temporary = try TemporaryStore(encrypted: encrypted)
+    @Test(arguments: [false, true], BackendKind.allCases) func updateBatchIsAllOrNothingAndSeesItsOwnEarlierChanges(encrypted: Bool, backend: BackendKind) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted, backend: backend)
         let c = try temporary.store.collection("users")
         try c.addUniqueIndex("[email]")
         try c.addIndex("[tags]")
@@ -144,8 +144,8 @@ import SpeedSupport
         #expect(try c.inconsistentIndexes().isEmpty)
     }
 
-    @Test func addingAUniqueIndexToDataThatBreaksItBuildsNothing() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func addingAUniqueIndexToDataThatBreaksItBuildsNothing(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("users")
         try c.insertBatch([["email": "a"], ["email": "b"], ["email": "a"]])
         #expect(throws: DocumentError.uniqueConstraint(index: "[email]", value: "a")) { try c.addUniqueIndex("[email]") }
@@ -165,8 +165,8 @@ import SpeedSupport
         #expect(try d.inconsistentIndexes().isEmpty)
     }
 
-    @Test func uniqueArrayIndexesHoldEachElementOnce() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func uniqueArrayIndexesHoldEachElementOnce(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("tagged")
         try c.addUniqueIndex("[codes]")
         try c.insert(["codes": ["a", "b", "a"]])
@@ -177,8 +177,8 @@ import SpeedSupport
         #expect(try c.inconsistentIndexes().isEmpty)
     }
 
-    @Test func randomWritesKeepIndexesConsistent() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func randomWritesKeepIndexesConsistent(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         for definition in Self.indexDefinitions { try c.addIndex(definition) }
         let seed: UInt64 = 300

@@ -77,8 +77,8 @@ import SpeedSupport
         #expect(prepared.plan(binding: [.string("x"), .int(1)]) != nil)
     }
 
-    @Test func aPreparedQueryPlansAgainWhenItsCollectionsIndexesChange() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func aPreparedQueryPlansAgainWhenItsCollectionsIndexesChange(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.insertBatch(samplePeople(40))
         let byName = try people.prepare(where: "[last_name] >= ?", orderBy: "[last_name]", limit: 5)

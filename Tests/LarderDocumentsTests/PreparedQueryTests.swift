@@ -45,8 +45,8 @@ import Testing
         #expect(try people.prepare(where: "[address.country] = 'FR'").find().count == 20)
     }
 
-    @Test func textErrorsComeWhenPreparingArgumentErrorsWhenRunning() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func textErrorsComeWhenPreparingArgumentErrorsWhenRunning(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try people(temporary, indexed: true)
         #expect(throws: QueryError(query: "[age] >> ?", position: 7, message: "expected a value after '>'")) {
             try people.prepare(where: "[age] >> ?")
@@ -73,8 +73,8 @@ import Testing
         #expect(try people.count() == 60)
     }
 
-    @Test func aliasesAndIndexesChangedAfterPreparingAreUsed() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func aliasesAndIndexesChangedAfterPreparingAreUsed(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let people = try people(temporary, indexed: false)
         try people.setAliases(["place": "[address.country]"])
         let query = try people.prepare(where: "place = ?", orderBy: "[__rowid__]")
@@ -88,9 +88,9 @@ import Testing
         #expect(try query.explain(arguments: ["C1"]).hasPrefix("index [address.city]"))
     }
 
-    @Test func asyncFormsRunOnTheCollectionsQueue() async throws {
+    @Test(arguments: BackendKind.allCases) func asyncFormsRunOnTheCollectionsQueue(_ backend: BackendKind) async throws {
         struct Person: Codable, Equatable { var first_name: String; var age: Int }
-        let temporary = try TemporaryStore()
+        let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         let adults = try await people.prepare(where: "[age] >= ?", orderBy: "[age]")
         #expect(try await people.insertBatch([["first_name": "Ada", "age": 36], ["first_name": "Tim", "age": 12]]) == [1, 2])

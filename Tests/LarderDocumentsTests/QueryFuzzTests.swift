@@ -16,8 +16,8 @@ import SpeedSupport
                             "NULL", "CONTAINS", "=", "<", ">=", "<>", "!", ",", ".", "-", "1e", "0.5", "[a.b]", "[]",
                             "country", "%", "\u{0}", "é", "[__rowid__]", " ", "TRUE", "9999999999999999999999"]
 
-    @Test func randomAndMutatedQueriesNeverCrashOrChangeTheStore() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func randomAndMutatedQueriesNeverCrashOrChangeTheStore(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         try c.insertBatch(samplePeople(60))
         try c.addIndex("[address.country]")
@@ -62,8 +62,8 @@ import SpeedSupport
         #expect(try c.inconsistentIndexes().isEmpty, "seed \(seed)")
     }
 
-    @Test func deepNestingIsAnErrorNotACrash() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func deepNestingIsAnErrorNotACrash(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("deep")
         let deepQuery = String(repeating: "(", count: 100_000) + "[a] = 1" + String(repeating: ")", count: 100_000)
         #expect(throws: QueryError.self) { try c.find(where: deepQuery) }
@@ -86,8 +86,8 @@ import SpeedSupport
         #expect(try c.count(where: "[v] = ?", arguments: [fine]) == 1)
     }
 
-    @Test func orderByAndIndexDefinitionsRejectGarbage() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func orderByAndIndexDefinitionsRejectGarbage(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         let seed: UInt64 = 1_000
         var generator = SplitMix(seed: seed)

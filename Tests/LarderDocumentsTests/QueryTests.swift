@@ -20,8 +20,8 @@ import Larder
         rowIDs(try collection.find(where: query, arguments: arguments))
     }
 
-    @Test func comparisonsFollowTheTotalOrderAndNullsNeverOrder() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func comparisonsFollowTheTotalOrderAndNullsNeverOrder(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try valueCollection(temporary)
         #expect(try ids(c, "[v] = ?", [3]) == [7])
         #expect(try ids(c, "[v] = ?", [3.0]) == [7])
@@ -46,8 +46,8 @@ import Larder
         #expect(try ids(c, "[v] = 2.5e0 OR [v] = -5") == [4, 6])
     }
 
-    @Test func logicParenthesesAndNot() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func logicParenthesesAndNot(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try valueCollection(temporary)
         #expect(try ids(c, "[v] > 0 AND [v] < 'a' AND NOT [v] = 3") == [6, 8, 9])
         #expect(try ids(c, "[v] = 0 OR [v] = 3 AND [v] = 0") == [5])   // AND binds tighter
@@ -56,8 +56,8 @@ import Larder
         #expect(try ids(c, "not [v] = 0 and [v] < 0 or [v] = true") == [2, 3, 4])
     }
 
-    @Test func likeMatchesSQLPatterns() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func likeMatchesSQLPatterns(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("words")
         try c.insertBatch(["apple", "Apricot", "banana", "a%b", "axb", "é-ok", "", 5].map { ["w": $0] })
         #expect(try ids(c, "[w] LIKE ?", ["a%"]) == [1, 2, 4, 5])
@@ -70,8 +70,8 @@ import Larder
         #expect(try ids(c, "[w] LIKE 5").isEmpty)
     }
 
-    @Test(arguments: [false, true]) func nestedAndArrayPathsAndContains(encrypted: Bool) throws {
-        let temporary = try TemporaryStore(encrypted: encrypted)
+    @Test(arguments: [false, true], BackendKind.allCases) func nestedAndArrayPathsAndContains(encrypted: Bool, backend: BackendKind) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted, backend: backend)
         let c = try temporary.store.collection("orders")
         try c.insertBatch([
             ["customer": ["address": ["country": "UK"]], "items": [["sku": "A1", "qty": 2], ["sku": "B2"]], "tags": ["x", "y"]],
@@ -92,8 +92,8 @@ import Larder
         #expect(try ids(c, "[__rowid__] > 1") == [2, 3])
     }
 
-    @Test func defaultsFillMissingFields() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func defaultsFillMissingFields(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         try c.insertBatch([["name": "a", "active": false], ["name": "b"], ["name": "c", "address": ["city": "Paris"]]])
         try c.setDefaultJSON(["active": true, "address": ["country": "FR", "city": "?"]])
@@ -106,8 +106,8 @@ import Larder
         #expect(throws: DocumentError.notAnObject(3)) { try c.setDefaultJSON(3) }
     }
 
-    @Test func aliasesExpandAsWholeWordsOutsideStringsAndBrackets() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func aliasesExpandAsWholeWordsOutsideStringsAndBrackets(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         try c.insertBatch([["country": "country", "city": "UK", "address": ["country": "UK"]],
                            ["country": "UK", "address": ["country": "FR"]], ["countryside": 1]])
@@ -131,8 +131,8 @@ import Larder
         }
     }
 
-    @Test(arguments: [false, true]) func orderByLimitAndOffset(encrypted: Bool) throws {
-        let temporary = try TemporaryStore(encrypted: encrypted)
+    @Test(arguments: [false, true], BackendKind.allCases) func orderByLimitAndOffset(encrypted: Bool, backend: BackendKind) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted, backend: backend)
         let c = try temporary.store.collection("people")
         try c.insertBatch(samplePeople(20))
         let all = try c.find(orderBy: "[last_name] DESC, [age]")
@@ -159,8 +159,8 @@ import Larder
         #expect(try c.find(where: "[age] >= ?", arguments: [0], orderBy: "[age]", limit: 1, offset: .max).isEmpty)
     }
 
-    @Test(arguments: [false, true]) func anOrderFromTheIndexHoldsWithoutALimit(encrypted: Bool) throws {
-        let temporary = try TemporaryStore(encrypted: encrypted)
+    @Test(arguments: [false, true], BackendKind.allCases) func anOrderFromTheIndexHoldsWithoutALimit(encrypted: Bool, backend: BackendKind) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted, backend: backend)
         let c = try temporary.store.collection("values")
         try c.addIndex("[v]")
         // Values fall as rowIDs rise, three to a value: the index order is not the rowID order.
@@ -180,8 +180,8 @@ import Larder
         #expect(try c.find(where: "[v] >= ?", arguments: [10], orderBy: "[v]", offset: 5) == fromTen)
     }
 
-    @Test func malformedQueriesThrowWithPositions() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func malformedQueriesThrowWithPositions(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try valueCollection(temporary)
         let cases: [(String, [JSON], Int)] = [
             ("[v] >> ?", [1], 5), ("[v] = ", [], 6), ("[v", [], 0), ("[] = 1", [], 0), ("[a..b] = 1", [], 0),

@@ -5,8 +5,8 @@ import Testing
 @testable import Larder
 
 @Suite struct ChangeTrackingTests {
-    @Test func writingAStoredPropertyMarksTheObjectUpdated() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func writingAStoredPropertyMarksTheObjectUpdated(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             try insertLibrary(into: store, songs: 30, perPlaylist: 10)
@@ -28,8 +28,8 @@ import Testing
         #expect(try store.object(of: Song.self, rowID: 13)?.title == "Song 13")
     }
 
-    @Test func writingToAFaultLoadsItFirstSoOtherFieldsAreKept() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func writingToAFaultLoadsItFirstSoOtherFieldsAreKept(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             try insertLibrary(into: store, songs: 10, perPlaylist: 10)
@@ -51,8 +51,8 @@ import Testing
         #expect(song.seconds == 6)
     }
 
-    @Test func readingContentDoesNotMarkObjectsUpdated() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func readingContentDoesNotMarkObjectsUpdated(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         try insertLibrary(into: store, songs: 100, perPlaylist: 10)
         try store.close()
@@ -62,8 +62,8 @@ import Testing
         #expect(!reopened.hasUnsavedChanges)
     }
 
-    @Test func explicitWillUpdateWorksForPlainProperties() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func explicitWillUpdateWorksForPlainProperties(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let types: [StoredObject.Type] = [Song.self, Artist.self]
         do {
             let store = try directory.openStore(types)
@@ -94,8 +94,8 @@ import Testing
         #expect(favorite.title == "So What")
     }
 
-    @Test func discardChangesForgetsInsertsAndRefaultsUpdatesAndDeletes() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func discardChangesForgetsInsertsAndRefaultsUpdatesAndDeletes(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         try insertLibrary(into: store, songs: 20, perPlaylist: 10)
         let song = try #require(try store.object(of: Song.self, rowID: 3))
@@ -120,8 +120,8 @@ import Testing
         #expect(try store.object(of: Song.self, rowID: 21) == nil)
     }
 
-    @Test func aFailedSaveLeavesTheStoreDirtyAndRetryable() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func aFailedSaveLeavesTheStoreDirtyAndRetryable(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore([Song.self, Playlist.self, Bookmark.self])
         let playlist = Playlist()
         playlist.title = "P"

@@ -5,8 +5,8 @@ import Testing
 @testable import Larder
 
 @Suite struct DeleteTests {
-    @Test func deletedObjectsDisappearFromLookupsAndCounts() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func deletedObjectsDisappearFromLookupsAndCounts(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             try insertLibrary(into: store, songs: 1_000, perPlaylist: 100)
@@ -28,8 +28,8 @@ import Testing
         #expect(playlist.songs.map(\.rowID) == Array(stride(from: 1, through: 99, by: 2)))
     }
 
-    @Test func aDeletedRowIDIsNeverHandedOutAgain() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func aDeletedRowIDIsNeverHandedOutAgain(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             for i in 1 ... 5 { try store.insert(Song(title: "\(i)", seconds: 0)) }
@@ -44,8 +44,8 @@ import Testing
         #expect(song.rowID == 6)
     }
 
-    @Test func prepareForDeleteRunsTheDeleteRules() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func prepareForDeleteRunsTheDeleteRules(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             let (songs, playlists) = try insertLibrary(into: store, songs: 10, perPlaylist: 5)
@@ -60,8 +60,8 @@ import Testing
         #expect(playlist.songs.map(\.title) == ["Song 1", "Song 2", "Song 4", "Song 5"])
     }
 
-    @Test func deletingAnUnsavedInsertForgetsIt() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func deletingAnUnsavedInsertForgetsIt(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         let song = Song(title: "brief", seconds: 0)
         try store.insert(song)
@@ -76,8 +76,8 @@ import Testing
         #expect(next.rowID == 2)
     }
 
-    @Test func aSavedDeleteDetachesTheObject() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func aSavedDeleteDetachesTheObject(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         let song = Song(title: "gone", seconds: 0)
         try store.insert(song)
@@ -90,8 +90,8 @@ import Testing
         #expect(throws: StoreError.objectDeleted(class: "Song", rowID: 1)) { try store.delete(song) }
     }
 
-    @Test func aDanglingSingleReferenceReadsAsNil() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func aDanglingSingleReferenceReadsAsNil(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let types: [StoredObject.Type] = [Song.self, Artist.self]
         do {
             let store = try directory.openStore(types)
@@ -110,8 +110,8 @@ import Testing
 }
 
 @Suite struct RowIDReuseTests {
-    @Test func rowIDsDroppedBeforeCloseAreNotReusedByTheNextSession() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func rowIDsDroppedBeforeCloseAreNotReusedByTheNextSession(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             try store.insert(Song(title: "kept", seconds: 1))
@@ -133,8 +133,8 @@ import Testing
         #expect(try bookmark.readReference(to: Song.self, in: store) == nil)
     }
 
-    @Test func aDeleteRuleThatDeletesTheObjectAgainDoesNothingMore() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func aDeleteRuleThatDeletesTheObjectAgainDoesNothingMore(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore([Partner.self])
             let saved = Partner(name: "saved")
@@ -157,8 +157,8 @@ import Testing
         #expect(try store.count(of: Partner.self) == 0)
     }
 
-    @Test func deleteRulesThatDeleteEachOtherRunOnceEach() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func deleteRulesThatDeleteEachOtherRunOnceEach(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore([Partner.self])
             let (left, right) = (Partner(name: "left"), Partner(name: "right"))

@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct EncryptionTests {
     private func open(_ directory: TemporaryDirectory, key: String?) throws -> Store {
-        let store = try Store(path: directory.path, configuration: Store.Configuration.quickKey(key))
+        let store = try directory.store(configuration: Store.Configuration.quickKey(key))
         try store.register(Song.self)
         try store.register(Playlist.self)
         return store
@@ -55,8 +55,8 @@ import Testing
         #expect(try store.verify().isHealthy)
     }
 
-    @Test func equalRecordsEncryptToDifferentBytes() throws {
-        let directory = TemporaryDirectory("crypt")
+    @Test(arguments: BackendKind.allCases) func equalRecordsEncryptToDifferentBytes(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("crypt", backend: backend)
         let store = try open(directory, key: "k")
         for _ in 1 ... 2 { try store.insert(Song(title: "same", seconds: 1)) }
         try store.saveChanges()
@@ -67,8 +67,8 @@ import Testing
         #expect(values[0][0] == 0x03)
     }
 
-    @Test func aWrongKeyFailsAtOnceAndNoKeyIsRequired() throws {
-        let directory = TemporaryDirectory("crypt")
+    @Test(arguments: BackendKind.allCases) func aWrongKeyFailsAtOnceAndNoKeyIsRequired(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("crypt", backend: backend)
         do {
             let store = try open(directory, key: "right")
             try insertSecrets(into: store)
@@ -80,8 +80,8 @@ import Testing
         #expect(try store.count(of: Song.self) == 20)
     }
 
-    @Test func aTamperedCiphertextIsReportedNotDecoded() throws {
-        let directory = TemporaryDirectory("crypt")
+    @Test(arguments: BackendKind.allCases) func aTamperedCiphertextIsReportedNotDecoded(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("crypt", backend: backend)
         let store = try open(directory, key: "k")
         try insertSecrets(into: store)
         // Flip one ciphertext byte of song 5 behind the store's back.
@@ -96,9 +96,9 @@ import Testing
         #expect(try reopened.verify().problems == [.corruptRecord(class: "Song", rowID: 5)])
     }
 
-    @Test func aRecordCopiedToAnotherRowOrClassFailsAuthentication() throws {
-        let directory = TemporaryDirectory("crypt")
-        let store = try Store(path: directory.path, configuration: Store.Configuration.quickKey("k"))
+    @Test(arguments: BackendKind.allCases) func aRecordCopiedToAnotherRowOrClassFailsAuthentication(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("crypt", backend: backend)
+        let store = try directory.store(configuration: Store.Configuration.quickKey("k"))
         try store.register(Song.self)
         try store.register(Strict.self)
         try store.insert(Song(title: "one", seconds: 1))
@@ -111,7 +111,7 @@ import Testing
         store.discardChanges()
         try store.close()
 
-        let reopened = try Store(path: directory.path, configuration: Store.Configuration.quickKey("k"))
+        let reopened = try directory.store(configuration: Store.Configuration.quickKey("k"))
         try reopened.register(Song.self)
         try reopened.register(Strict.self)
         #expect(try reopened.object(of: Song.self, rowID: 1)?.title == "one")
@@ -119,8 +119,8 @@ import Testing
         #expect(throws: StoreError.corruptRecord(class: "Strict", rowID: 1)) { _ = try reopened.object(of: Strict.self, rowID: 1) }
     }
 
-    @Test func aPlaintextStoreBecomesEncryptedRecordByRecord() throws {
-        let directory = TemporaryDirectory("crypt")
+    @Test(arguments: BackendKind.allCases) func aPlaintextStoreBecomesEncryptedRecordByRecord(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("crypt", backend: backend)
         do {
             let store = try open(directory, key: nil)
             try insertLibrary(into: store, songs: 10, perPlaylist: 5)
@@ -185,8 +185,8 @@ import Testing
         #expect(throws: StoreError.unsavedChanges) { try store.rekey(to: "x", iterations: 1_000) }
     }
 
-    @Test func aFullyEncryptedStoreRefusesAPlaintextRecordSlippedIn() throws {
-        let directory = TemporaryDirectory("crypt")
+    @Test(arguments: BackendKind.allCases) func aFullyEncryptedStoreRefusesAPlaintextRecordSlippedIn(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("crypt", backend: backend)
         let store = try open(directory, key: "k")
         try insertSecrets(into: store)
         // A forged plaintext record with a valid checksum, put behind the store's back.

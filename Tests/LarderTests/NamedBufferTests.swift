@@ -5,8 +5,8 @@ import Testing
 @testable import Larder
 
 @Suite struct NamedBufferTests {
-    @Test func namedBuffersAreWrittenAtOnceAndSurviveReopening() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func namedBuffersAreWrittenAtOnceAndSurviveReopening(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             let (_, playlists) = try insertLibrary(into: store, songs: 20, perPlaylist: 10)
@@ -35,8 +35,8 @@ import Testing
         #expect(throws: StoreError.invalidBufferName("")) { try store.setDataBuffer(DataBuffer(), forName: "") }
     }
 
-    @Test func replacingANamedBufferKeepsTheLatest() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func replacingANamedBufferKeepsTheLatest(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore([])
         for value in UInt64(1) ... 5 {
             var buffer = DataBuffer()

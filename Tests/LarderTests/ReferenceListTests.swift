@@ -22,8 +22,8 @@ final class Album: StoredObject {
 @Suite struct ReferenceListTests {
     private let types: [StoredObject.Type] = [Song.self, Album.self]
 
-    @Test func aLazyListRoundTripsInOrderAndMakesOnlyTheObjectsUsed() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func aLazyListRoundTripsInOrderAndMakesOnlyTheObjectsUsed(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore(types)
             let album = Album()
@@ -46,8 +46,8 @@ final class Album: StoredObject {
         #expect(album.tracks.objects.map(\.seconds) == Array(1 ... 1_000))
     }
 
-    @Test func editsAreSavedAndNewObjectsInsertedByTheSave() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func editsAreSavedAndNewObjectsInsertedByTheSave(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore(types)
             let album = Album()
@@ -75,8 +75,8 @@ final class Album: StoredObject {
         #expect(try store.verify().isHealthy)
     }
 
-    @Test func referencesToDeletedRowsAreLeftOutWhenRead() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func referencesToDeletedRowsAreLeftOutWhenRead(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore(types)
         let album = Album()
         album.tracks = ReferenceList((1 ... 5).map { Song(title: "\($0)", seconds: 0) })
@@ -90,8 +90,8 @@ final class Album: StoredObject {
         #expect(read.tracks.map(\.title) == ["1", "2", "4", "5"])
     }
 
-    @Test func listsAndArraysShareTheirFormat() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func listsAndArraysShareTheirFormat(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore([Song.self, Playlist.self, Album.self])
         let songs = (1 ... 3).map { Song(title: "\($0)", seconds: 0) }
         for song in songs { try store.insert(song) }
@@ -106,8 +106,8 @@ final class Album: StoredObject {
         #expect(sameObjects)
     }
 
-    @Test func damagedListsThrowTheVarIntErrorAtTheDamagedReference() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func damagedListsThrowTheVarIntErrorAtTheDamagedReference(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore([Song.self, Playlist.self, Album.self])
         let songs = (1 ... 200).map { Song(title: "\($0)", seconds: 0) }
         for song in songs { try store.insert(song) }
@@ -158,8 +158,8 @@ final class Liner: StoredObject {
 }
 
 @Suite struct NestedReadTests {
-    @Test func readContentMayFaultInAnotherObject() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func readContentMayFaultInAnotherObject(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore([Song.self, Liner.self])
             let liner = Liner()

@@ -5,8 +5,8 @@ import Testing
 @testable import Larder
 
 @Suite struct RelationshipTests {
-    @Test func orderedRelationshipsSurviveReopeningInOrder() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func orderedRelationshipsSurviveReopeningInOrder(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             try insertLibrary(into: store, songs: 3_000, perPlaylist: 100)
@@ -26,8 +26,8 @@ import Testing
         #expect(first.hasContent)
     }
 
-    @Test func referencesAreFaultsUntilTouched() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func referencesAreFaultsUntilTouched(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             try insertLibrary(into: store, songs: 500, perPlaylist: 50)
@@ -43,8 +43,8 @@ import Testing
         #expect(playlist.songs[4].hasContent)
     }
 
-    @Test func aSongInTwoPlaylistsIsOneObject() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func aSongInTwoPlaylistsIsOneObject(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             let shared = Song(title: "Shared", seconds: 10)
@@ -69,8 +69,8 @@ import Testing
         #expect(try store.allObjects(of: Song.self).contains { $0 === b.songs[1] })
     }
 
-    @Test func newObjectsReachableFromASavedObjectAreInsertedByTheSave() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func newObjectsReachableFromASavedObjectAreInsertedByTheSave(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         let playlist = Playlist()
         try store.insert(playlist)
@@ -86,8 +86,8 @@ import Testing
         #expect(try reopened.object(of: Playlist.self, rowID: 1)?.songs.map(\.title) == ["Reached"])
     }
 
-    @Test func referencesOfAnyClassResolveToTheRightClass() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func referencesOfAnyClassResolveToTheRightClass(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let types: [StoredObject.Type] = [Song.self, Playlist.self, Bookmark.self]
         do {
             let store = try directory.openStore(types)
@@ -116,8 +116,8 @@ import Testing
         #expect(empty.extras.isEmpty)
     }
 
-    @Test func readingAReferenceToAnUnregisteredClassIsAClearError() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func readingAReferenceToAnUnregisteredClassIsAClearError(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore([Song.self, Bookmark.self])
             let bookmark = Bookmark()
@@ -146,8 +146,8 @@ import Testing
         #expect(first.hasUnsavedChanges)
     }
 
-    @Test func dissolvingRelationshipsEmptiesThemWithoutMarkingChanges() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func dissolvingRelationshipsEmptiesThemWithoutMarkingChanges(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         let (_, playlists) = try insertLibrary(into: store, songs: 20, perPlaylist: 10)
         store.dissolveAllRelationships()

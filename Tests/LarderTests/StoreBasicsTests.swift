@@ -5,8 +5,8 @@ import Testing
 @testable import Larder
 
 @Suite struct StoreBasicsTests {
-    @Test func insertedObjectsGetAscendingRowIDsFromOne() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func insertedObjectsGetAscendingRowIDsFromOne(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         let songs = (1 ... 3).map { Song(title: "S\($0)", seconds: UInt32($0)) }
         #expect(songs.map(\.rowID) == [0, 0, 0])
@@ -18,8 +18,8 @@ import Testing
         #expect(!store.hasUnsavedChanges)
     }
 
-    @Test func savedObjectsSurviveReopening() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func savedObjectsSurviveReopening(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
             for i in 1 ... 2_000 {
@@ -43,8 +43,8 @@ import Testing
         #expect(try store.object(of: Song.self, rowID: 0) == nil)
     }
 
-    @Test func everyValueTypeRoundTripsThroughTheStore() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func everyValueTypeRoundTripsThroughTheStore(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let uuid = UUID()
         let nanPayload = Double(bitPattern: 0x7ff8_0000_0000_1234)
         do {
@@ -82,8 +82,8 @@ import Testing
         #expect(object.blob == [0, 1, 254, 255])
     }
 
-    @Test func countsAndFetchesIncludeUnsavedInsertsAndExcludeUnsavedDeletes() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func countsAndFetchesIncludeUnsavedInsertsAndExcludeUnsavedDeletes(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         for i in 1 ... 10 { try store.insert(Song(title: "\(i)", seconds: 0)) }
         try store.saveChanges()
@@ -98,8 +98,8 @@ import Testing
         #expect(try store.object(of: Song.self, rowID: 11) === extra)
     }
 
-    @Test func forEachObjectVisitsEveryObjectAndKeepsNoneAlive() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func forEachObjectVisitsEveryObjectAndKeepsNoneAlive(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         for i in 1 ... 5_000 { try store.insert(Song(title: "Song \(i)", seconds: UInt32(i))) }
         try store.saveChanges()
@@ -122,8 +122,8 @@ import Testing
         #expect(song.title == "Song 1")
     }
 
-    @Test func saveInsideForEachObjectIsRefused() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func saveInsideForEachObjectIsRefused(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         try store.insert(Song(title: "a", seconds: 1))
         try store.saveChanges()
@@ -137,9 +137,9 @@ import Testing
         store.discardChanges()
     }
 
-    @Test func errorsThrownByTheEnumerationBodyStopItAndPropagate() throws {
+    @Test(arguments: BackendKind.allCases) func errorsThrownByTheEnumerationBodyStopItAndPropagate(_ backend: BackendKind) throws {
         struct Stop: Error {}
-        let directory = TemporaryDirectory()
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         for i in 1 ... 100 { try store.insert(Song(title: "\(i)", seconds: 0)) }
         try store.saveChanges()
@@ -153,8 +153,8 @@ import Testing
         #expect(visited == 10)
     }
 
-    @Test func closeWithUnsavedChangesThrowsAndKeepsThem() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func closeWithUnsavedChangesThrowsAndKeepsThem(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         let song = Song(title: "keep me", seconds: 1)
         try store.insert(song)
@@ -167,8 +167,8 @@ import Testing
         #expect(try reopened.object(of: Song.self, rowID: 1)?.title == "keep me")
     }
 
-    @Test func aStoreThatGoesAwayDetachesItsObjects() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func aStoreThatGoesAwayDetachesItsObjects(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         var song: Song?
         do {
             let store = try directory.openStore()

@@ -57,7 +57,7 @@ let indexedTitles = [
 
 func makeIndexedStore(_ directory: TemporaryDirectory, titles: [String] = indexedTitles,
                       configuration: Store.Configuration = .init()) throws -> Store {
-    let store = try Store(path: directory.path, configuration: configuration)
+    let store = try directory.store(configuration: configuration)
     try store.register(IndexedSong.self)
     for title in titles { try store.insert(IndexedSong(title, artist: "Miles Davis")) }
     try store.saveChanges()
@@ -74,8 +74,8 @@ extension Store {
 }
 
 @Suite struct TextSearchTests {
-    @Test func eachOperatorAndTermForm() throws {
-        let directory = TemporaryDirectory("fts")
+    @Test(arguments: BackendKind.allCases) func eachOperatorAndTermForm(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("fts", backend: backend)
         let store = try makeIndexedStore(directory)
         #expect(try store.titleMatches("blue") == [1, 2, 5, 7, 9])          // substring
         #expect(try store.titleMatches("[[blue]]") == [1, 2])                // whole token
@@ -108,8 +108,8 @@ extension Store {
         try store.close()
     }
 
-    @Test func malformedQueriesThrowWithTheirPosition() throws {
-        let directory = TemporaryDirectory("fts")
+    @Test(arguments: BackendKind.allCases) func malformedQueriesThrowWithTheirPosition(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("fts", backend: backend)
         let store = try makeIndexedStore(directory, titles: ["a"])
         let cases: [(String, Int)] = [
             ("", 0), ("   ", 0), ("blue &&", 5), ("|| blue", 0), ("blue && || green", 8),
@@ -128,8 +128,8 @@ extension Store {
         try store.close()
     }
 
-    @Test func unicodeCaseFoldingAndNormalization() throws {
-        let directory = TemporaryDirectory("fts")
+    @Test(arguments: BackendKind.allCases) func unicodeCaseFoldingAndNormalization(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("fts", backend: backend)
         let store = try makeIndexedStore(directory, titles: [
             "CAFÉ DEL MAR", "Un cafe\u{301} noir", "Cafe Society", "Straße der Lieder", "ΣΟΦΊΑ", "東京 Tokyo",
         ])
@@ -144,8 +144,8 @@ extension Store {
         try store.close()
     }
 
-    @Test func updatesDeletesAndReopenAreReflected() throws {
-        let directory = TemporaryDirectory("fts")
+    @Test(arguments: BackendKind.allCases) func updatesDeletesAndReopenAreReflected(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("fts", backend: backend)
         do {
             let store = try makeIndexedStore(directory)
             let kind = try #require(try store.object(of: IndexedSong.self, rowID: 1))
@@ -161,7 +161,7 @@ extension Store {
             #expect(try store.titleMatches("[[blue]]") == [11])
             try store.close()
         }
-        let store = try Store(path: directory.path)
+        let store = try directory.store()
         try store.register(IndexedSong.self)
         #expect(try store.titleMatches("[[blue]]") == [11])
         #expect(try store.titleMatches("green") == [1, 8])
@@ -181,11 +181,11 @@ extension Store {
         #expect(!files.contains { $0.hasPrefix("_text") }, "\(files)")
     }
 
-    @Test func rebuildIndexesObjectsSavedBeforeTheirClassDeclaredText() throws {
-        let directory = TemporaryDirectory("fts")
+    @Test(arguments: BackendKind.allCases) func rebuildIndexesObjectsSavedBeforeTheirClassDeclaredText(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("fts", backend: backend)
         LateIndexedNote.indexesBody = false
         do {
-            let store = try Store(path: directory.path)
+            let store = try directory.store()
             try store.register(LateIndexedNote.self)
             for body in ["buy milk", "call mom", "milk the cow"] {
                 let note = LateIndexedNote()
@@ -197,7 +197,7 @@ extension Store {
         }
         LateIndexedNote.indexesBody = true
         defer { LateIndexedNote.indexesBody = false }
-        let store = try Store(path: directory.path)
+        let store = try directory.store()
         try store.register(LateIndexedNote.self)
         #expect(try store.objects(of: LateIndexedNote.self, matchingText: "milk", forAttribute: "body").isEmpty)
         let note = LateIndexedNote()
@@ -225,7 +225,7 @@ extension Store {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: directory.file(name)))
             #expect(bytes.range(of: Data("zanzibar".utf8)) == nil, "\(name) holds the word in plaintext")
         }
-        let store = try Store(path: directory.path, configuration: configuration)
+        let store = try directory.store(configuration: configuration)
         try store.register(IndexedSong.self)
         #expect(try store.titleMatches("xylo") == [1])
         try store.rekey(to: nil)
@@ -234,8 +234,8 @@ extension Store {
         try store.close()
     }
 
-    @Test func verifyFindsAnIndexThatDisagreesWithItsObjects() throws {
-        let directory = TemporaryDirectory("fts")
+    @Test(arguments: BackendKind.allCases) func verifyFindsAnIndexThatDisagreesWithItsObjects(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("fts", backend: backend)
         let store = try makeIndexedStore(directory)
         #expect(try store.verify().isHealthy)
         // Remove one posting record behind the store's back.
@@ -267,7 +267,7 @@ final class FormatExampleSong: StoredObject {
 @Suite struct TextSearchFormatTests {
     @Test func theBytesOfTheFormatDocumentsExample() throws {
         let directory = TemporaryDirectory("fts-format")
-        let store = try Store(path: directory.path)
+        let store = try directory.store()
         try store.register(FormatExampleSong.self)
         let song = FormatExampleSong()
         song.title = "Kind of Blue"
@@ -293,7 +293,7 @@ extension TextSearchFormatTests {
     /// README's example, with its results.
     @Test func theReadmeExample() throws {
         let directory = TemporaryDirectory("fts-readme")
-        let store = try Store(path: directory.path)
+        let store = try directory.store()
         try store.register(IndexedSong.self)
         for (title, artist) in [("Blue in Green", "Miles Davis"), ("Bluebird", "Charlie Parker"),
                                 ("Café Blue", "Patricia Barber")] {
@@ -319,7 +319,7 @@ extension TextSearchFormatTests {
         let garbage: [[UInt8]] = [[], [0x02], [0x02, 0x01, 0xff, 0xff, 0xff], [0x09, 0x01, 0x00], Array(repeating: 0xff, count: 40)]
         for (round, bytes) in garbage.enumerated() {
             for table in TextIndex.tables(for: "IndexedSong") {
-                let store = try Store(path: directory.path)
+                let store = try directory.store()
                 try store.register(IndexedSong.self)
                 var keys: [[UInt8]] = []
                 try store.backend.forEachRecord(in: table) { key, _ in
@@ -342,7 +342,7 @@ extension TextSearchFormatTests {
                 try store.close()
             }
         }
-        let store = try Store(path: directory.path)
+        let store = try directory.store()
         try store.register(IndexedSong.self)
         #expect(try store.verify().isHealthy)
         #expect(try store.titleMatches("blue") == [1, 2, 5, 7, 9])
@@ -355,7 +355,7 @@ extension TextSearchFormatTests {
             let store = try makeIndexedStore(directory)
             try store.close()
         }
-        let reader = try Store(path: directory.path, configuration: .init(readOnly: true))
+        let reader = try directory.store(configuration: .init(readOnly: true))
         try reader.register(IndexedSong.self)
         #expect(try reader.titleMatches("[[green]]") == [2, 8])
         #expect(throws: StoreError.readOnly) { try reader.rebuildTextIndex(of: IndexedSong.self) }
@@ -368,7 +368,7 @@ extension TextSearchDamageTests {
     /// file created outside the journal could be left half-written by a crash).
     @Test func indexFilesAppearWithTheFirstIndexedSave() throws {
         let directory = TemporaryDirectory("fts-files")
-        let store = try Store(path: directory.path)
+        let store = try directory.store()
         try store.register(IndexedSong.self)
         func indexFiles() throws -> [String] {
             try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("_text") && $0.hasSuffix(".tch") }.sorted()

@@ -5,8 +5,8 @@ import Testing
 @testable import Larder
 
 @Suite struct VersionAndRegistrationTests {
-    @Test func oldRecordsKeepTheirVersionUntilSavedAgain() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func oldRecordsKeepTheirVersionUntilSavedAgain(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore([TrackV1.self])
             for title in ["one", "two", "three"] {
@@ -38,8 +38,8 @@ import Testing
         #expect(tracks.map(\.title) == ["one", "two", "three", "four"])
     }
 
-    @Test func registrationOrderDoesNotMatterAcrossSessions() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func registrationOrderDoesNotMatterAcrossSessions(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore([Song.self, Playlist.self, Bookmark.self])
             let bookmark = Bookmark()
@@ -60,8 +60,8 @@ import Testing
         #expect(song.rowID == 2)
     }
 
-    @Test func registeringTwiceIsHarmlessAndNamesMustBeUnique() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func registeringTwiceIsHarmlessAndNamesMustBeUnique(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore([TrackV1.self])
         try store.register(TrackV1.self)
         #expect(throws: StoreError.storageNameTaken(name: "Track", byType: String(reflecting: TrackV1.self))) {
@@ -69,11 +69,11 @@ import Testing
         }
     }
 
-    @Test func invalidStorageNamesAreRefused() throws {
+    @Test(arguments: BackendKind.allCases) func invalidStorageNamesAreRefused(_ backend: BackendKind) throws {
         final class Slashed: StoredObject { override class var storageName: String { "a/b" } }
         final class Reserved: StoredObject { override class var storageName: String { "_store" } }
         final class Empty: StoredObject { override class var storageName: String { "" } }
-        let directory = TemporaryDirectory()
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore([])
         #expect(throws: StoreError.invalidStorageName("a/b")) { try store.register(Slashed.self) }
         #expect(throws: StoreError.invalidStorageName("_store")) { try store.register(Reserved.self) }
@@ -91,8 +91,8 @@ import Testing
         #expect(files.contains("_store.tch"))
     }
 
-    @Test func fetchingAnUnregisteredClassIsAClearError() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func fetchingAnUnregisteredClassIsAClearError(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore([Song.self])
         #expect(throws: StoreError.classNotRegistered("Playlist")) { try store.allObjects(of: Playlist.self) }
         #expect(throws: StoreError.classNotRegistered("Playlist")) { try store.count(of: Playlist.self) }

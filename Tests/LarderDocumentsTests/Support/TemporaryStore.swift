@@ -1,25 +1,44 @@
-// A document store in a fresh temporary directory, removed when the test ends.
+// A document store for one test: in a fresh temporary directory (removed when the test ends),
+// or, for a test run against both backends, in memory (a MemoryBackend that reopen reopens,
+// as a process reopening the directory would).
 
 import Larder
 import Foundation
+import Testing
 @testable import LarderDocuments
+
+/// The backends a test that does not look at files runs against.
+enum BackendKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case tokyoCabinet
+    case memory
+
+    var testDescription: String { rawValue }
+}
 
 final class TemporaryStore {
     let path = NSTemporaryDirectory() + "larder-documents-\(UUID().uuidString)"
     private(set) var store: DocumentStore
     private let configuration: Store.Configuration
+    /// The store's tables, when it lives in memory.
+    private let memory: MemoryBackend?
 
     /// A new store; `encrypted`, with a key (and few PBKDF2 iterations).
-    init(encrypted: Bool = false) throws {
+    init(encrypted: Bool = false, backend: BackendKind = .tokyoCabinet) throws {
         configuration = encrypted ? DocumentEncryptionTests.configuration("test key") : Store.Configuration()
-        store = try DocumentStore(path: path, configuration: configuration)
+        memory = backend == .memory ? MemoryBackend() : nil
+        store = try Self.open(path: path, memory: memory, configuration: configuration)
     }
 
     /// Closes and opens the store again.
     func reopen() throws -> DocumentStore {
         try store.close()
-        store = try DocumentStore(path: path, configuration: configuration)
+        store = try Self.open(path: path, memory: memory, configuration: configuration)
         return store
+    }
+
+    private static func open(path: String, memory: MemoryBackend?, configuration: Store.Configuration) throws -> DocumentStore {
+        guard let memory else { return try DocumentStore(path: path, configuration: configuration) }
+        return try DocumentStore(backend: memory.reopened(), configuration: configuration)
     }
 
     deinit {

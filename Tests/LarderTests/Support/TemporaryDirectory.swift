@@ -1,22 +1,43 @@
-// A store directory under the system temporary directory, removed when the test ends.
+// Where a test's store lives: a directory under the system temporary directory (removed when
+// the test ends), or, for a test run against both backends, memory (a MemoryBackend that each
+// open reopens, as a process reopening the directory would).
 
 import Foundation
+import Testing
 @testable import Larder
+
+/// The backends a test that does not look at files runs against.
+enum BackendKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case tokyoCabinet
+    case memory
+
+    var testDescription: String { rawValue }
+}
 
 final class TemporaryDirectory {
     let path: String
+    /// The store's tables, when it lives in memory.
+    private let memory: MemoryBackend?
 
-    init(_ label: String = "store") {
+    init(_ label: String = "store", backend: BackendKind = .tokyoCabinet) {
         path = NSTemporaryDirectory() + "larder-tests-\(label)-\(UUID().uuidString)"
+        memory = backend == .memory ? MemoryBackend() : nil
     }
 
     deinit {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    /// A store on this directory with the test model registered.
-    func openStore(_ types: [StoredObject.Type] = [Song.self, Playlist.self]) throws -> Store {
-        let store = try Store(path: path)
+    /// A store on this directory (or in its memory), opened with `configuration`.
+    func store(configuration: Store.Configuration = .init()) throws -> Store {
+        guard let memory else { return try Store(path: path, configuration: configuration) }
+        return try Store(backend: memory.reopened(), configuration: configuration)
+    }
+
+    /// A store on this directory (or in its memory) with the test model registered.
+    func openStore(_ types: [StoredObject.Type] = [Song.self, Playlist.self],
+                   configuration: Store.Configuration = .init()) throws -> Store {
+        let store = try store(configuration: configuration)
         for type in types {
             try store.register(type)
         }

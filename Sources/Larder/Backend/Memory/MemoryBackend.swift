@@ -88,10 +88,10 @@ public final class MemoryBackend: Backend, FaultInjectable, @unchecked Sendable 
         try checkOpen()
         guard storage.orderedTables.contains(table) else { throw BackendError.unorderedTable(table) }
         guard case .ordered(let records)? = storage.tables[table] else { return }
-        var range = records.indices
-        if let start { range = range.clamped(to: MemoryTable.firstIndex(atOrAfter: start, in: records) ..< range.upperBound) }
-        if let end { range = range.clamped(to: range.lowerBound ..< MemoryTable.firstIndex(after: end, in: records)) }
-        let positions: [Int] = reverse ? range.reversed() : Array(range)
+        let lower = start.map { MemoryTable.firstIndex(atOrAfter: $0, in: records) } ?? 0
+        let upper = end.map { MemoryTable.firstIndex(after: $0, in: records) } ?? records.count
+        guard lower < upper else { return }   // an empty range, or a start after the end
+        let positions: [Int] = reverse ? (lower ..< upper).reversed() : Array(lower ..< upper)
         for position in positions {
             let (key, value) = records[position]
             let goesOn = try key.withUnsafeBytes { key in try value.withUnsafeBytes { try body(key, $0) } }
