@@ -132,7 +132,7 @@ import SpeedSupport
             } else {
                 // 32 bytes of header, then the elements: more than the 120 bytes that glibc
                 // serves from its fastbins.
-                #expect(tags.capacity >= JSONBinary.smallestArrayCapacity)
+                #expect(tags.capacity >= DecodedArrayCapacity.smallest)
                 #expect(32 + tags.capacity * MemoryLayout<JSON>.stride > 120, "capacity \(tags.capacity)")
             }
         }

@@ -30,7 +30,6 @@
 // The envelope is RecordEnvelope's, with the 8-byte big-endian rowID as its key.
 // docs/FORMAT.md (section 6) has the bytes.
 
-import CPrefetch
 
 /// The page format of class files (and, with a layout of their own, of document collections).
 package enum RecordPage {
@@ -109,7 +108,7 @@ package enum RecordPage {
     /// page is asked for.
     package static func prefetchDirectoryOffset(of rowID: UInt64, in page: UnsafeRawBufferPointer, layout: PageLayout) {
         guard let at = directoryOffsetPosition(of: rowID, in: page, layout: layout), let base = page.baseAddress else { return }
-        larder_prefetch(base + at)
+        CacheLinePrefetch.request(base + at)
     }
 
     /// Asks for the start of the entry the directory of `page`, an indexed page that holds
@@ -119,7 +118,7 @@ package enum RecordPage {
         guard let at = directoryOffsetPosition(of: rowID, in: page, layout: layout), let base = page.baseAddress else { return }
         let offset = directoryOffset(at: at, width: Int(page[2]), in: base)
         for line in stride(from: offset, to: min(offset + 192, page.count), by: 64) where line > 0 {
-            larder_prefetch(base + line)
+            CacheLinePrefetch.request(base + line)
         }
     }
 

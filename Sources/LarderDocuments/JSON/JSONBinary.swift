@@ -10,15 +10,6 @@ enum JSONBinary {
     static let string: UInt8 = 5, array: UInt8 = 6, object: UInt8 = 7
     /// Deeper nesting than this is refused when decoding (and cannot come from a sane writer).
     static let maximumDepth = 128
-    /// A decoded array that is not empty has room for at least this many elements, so that
-    /// it asks for more than 120 bytes (32 of header, 24 an element): a block larger than the
-    /// 128 bytes (with malloc's own 8) that glibc keeps, once freed, unmerged in its
-    /// "fastbins", to merge them all at once, cold, at the next large allocation of their
-    /// arena. After a big find's documents were freed, that merge cost the next big find 5-7
-    /// of its 25 ms. Larger blocks are merged as they are freed, while their neighbours are
-    /// in cache. (Measured: `[tags] CONTAINS ?` right after an equality find on 1M documents
-    /// whose tag arrays hold 1-3 strings, 25-29 ms -> 20.5 ms.)
-    static let smallestArrayCapacity = 4
 
     struct DecodingFailure: Error { var reason: String }
 
@@ -190,7 +181,7 @@ enum JSONBinary {
             case JSONBinary.array:
                 let count = try count()
                 var elements: [JSON] = []
-                if count > 0 { elements.reserveCapacity(max(count, JSONBinary.smallestArrayCapacity)) }
+                if count > 0 { elements.reserveCapacity(DecodedArrayCapacity.forElements(count)) }
                 for _ in 0 ..< count { elements.append(try value(depth: depth + 1)) }
                 return .array(elements)
             case JSONBinary.object:

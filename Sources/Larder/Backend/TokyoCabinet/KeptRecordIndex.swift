@@ -6,7 +6,6 @@
 // lookup reads one slot. Longer keys are left out: asking for one answers "not here", and the
 // caller looks in the file. Like the walk it comes from, it is valid until the file changes.
 
-import CPrefetch
 
 /// The values of a walk's records with keys of up to 16 bytes, by key.
 final class KeptRecordIndex {
@@ -76,13 +75,13 @@ final class KeptRecordIndex {
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { positions in
             for (index, key) in keys.enumerated() {
                 positions[index] = key.withUnsafeBytes { slot(of: Self.words(of: $0)) }
-                larder_prefetch(slots + positions[index])
+                CacheLinePrefetch.request(slots + positions[index])
             }
             for (index, key) in keys.enumerated() {
                 let found = key.withUnsafeBytes { value(words: Self.words(of: $0), count: $0.count, from: positions[index]) }
                 guard let found else { return false }
                 values[index] = found
-                if let start = found.baseAddress { larder_prefetch(start) }
+                if let start = found.baseAddress { CacheLinePrefetch.request(start) }
             }
             return true
         }

@@ -21,7 +21,6 @@
 // tree that does not end, no record with the key. A record it does find has exactly the key
 // asked for and hangs from the key's bucket, so it is the live record.
 
-import CPrefetch
 import CTokyoCabinet
 import Foundation
 
@@ -193,12 +192,12 @@ enum MappedRecordLookup {
                     let (bucket, _) = key.withUnsafeBytes { MappedRecordLookup.hashes(of: $0, bucketCount: bucketCount) }
                     let position = MappedRecordLookup.bucketsOffset + Int(bucket) * linkSize
                     buckets[slot] = position
-                    if position < end { larder_prefetch(base + position) }
+                    if position < end { CacheLinePrefetch.request(base + position) }
                 }
                 for position in buckets.prefix(keys.count) {
                     let offset = link(at: position)
                     guard offset > 0 else { continue }
-                    for line in stride(from: offset, to: min(offset + 128, end), by: 64) { larder_prefetch(base + line) }
+                    for line in stride(from: offset, to: min(offset + 128, end), by: 64) { CacheLinePrefetch.request(base + line) }
                 }
             }
         }
