@@ -24,15 +24,18 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The library's tests, then the speed tests' smoke run (their own package, SpeedTests/: it
+# brings GRDB, which the library's package does not depend on).
 test: deps
 	$(SWIFT) test
+	$(SWIFT) test --package-path SpeedTests
 
 # The speed comparison: every workload on Larder, SQLite, GRDB and raw Tokyo Cabinet, each in
 # its own process, in release mode. Writes SpeedTests/RESULTS.md and SpeedTests/results.svg.
 # `SCALE=0.1 make speed` for a quick run.
 speed: deps
-	$(SWIFT) build -c release
-	"$$($(SWIFT) build -c release --show-bin-path)/SpeedCompare" --scale $(SCALE) --repeat $(REPEAT) --out SpeedTests
+	$(SWIFT) build -c release --package-path SpeedTests
+	"$$($(SWIFT) build -c release --package-path SpeedTests --show-bin-path)/SpeedCompare" --scale $(SCALE) --repeat $(REPEAT) --out SpeedTests
 
 # Fuzzing: every decoder of untrusted bytes (Sources/*/Fuzzing) on FUZZ_INPUTS inputs each.
 # `make fuzz`: coverage-guided, libFuzzer with AddressSanitizer, in its own build folder; the
@@ -83,4 +86,4 @@ power-loss: deps
 	POWER_CUTS=$(POWER_CUTS) POWER_CUT_SEED=$(POWER_CUT_SEED) $(SWIFT) test --skip-build --filter PowerLossTests/everyAcknowledgedSaveSurvivesSimulatedPowerCuts
 
 clean:
-	rm -rf .build $(FUZZ_BUILD)
+	rm -rf .build SpeedTests/.build $(FUZZ_BUILD)

@@ -8,11 +8,11 @@ let package = Package(
         .library(name: "LarderDocuments", targets: ["LarderDocuments"]),
         // Only for the power-loss test: loaded into the crash worker with LD_PRELOAD.
         .library(name: "PowerCut", type: .dynamic, targets: ["PowerCut"]),
+        // The seeded generator the tests and the speed-test package (SpeedTests/) share.
+        .library(name: "LarderTestSupport", targets: ["LarderTestSupport"]),
     ],
-    dependencies: [
-        // Only for GRDBSpeedTest: the Larder library itself has no package dependency.
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
-    ],
+    // No package dependency: the speed tests, with GRDB, are a package of their own
+    // (SpeedTests/Package.swift), so that depending on Larder brings nothing else.
     targets: [
         .systemLibrary(
             name: "CTokyoCabinet",
@@ -44,7 +44,7 @@ let package = Package(
             name: "LarderDocumentsTests",
             // The crash worker is a dependency so that `swift test` builds it: the crash test
             // runs it as a child process.
-            dependencies: ["LarderDocuments", "LarderDocumentsCrashWorker", "SpeedSupport"]
+            dependencies: ["LarderDocuments", "LarderDocumentsCrashWorker", "LarderTestSupport"]
         ),
         .executableTarget(
             name: "LarderDocumentsCrashWorker",
@@ -64,53 +64,19 @@ let package = Package(
         ),
         .testTarget(
             name: "LarderTests",
-            // The executables are dependencies so that `swift test` builds them: the tests run
-            // them as child processes.
-            // zlib is the reference the checksum tests compare Larder's CRC-32 with.
-            dependencies: ["Larder", "CZlib", "LarderCrashWorker", "LarderSpeedTest", "SQLiteSpeedTest", "GRDBSpeedTest",
-                           "TokyoCabinetSpeedTest", "SpeedCompare", "SpeedSupport"]
+            // The crash worker is a dependency so that `swift test` builds it: the tests run it
+            // as a child process. zlib is the reference the checksum tests compare Larder's
+            // CRC-32 with.
+            dependencies: ["Larder", "CZlib", "LarderCrashWorker", "LarderTestSupport"]
         ),
-
-        // Speed tests: Larder against SQLite (C API) and GRDB on the same workloads.
-        .target(name: "SpeedSupport", path: "SpeedTests/SpeedSupport"),
-        .systemLibrary(
-            name: "CSQLite",
-            path: "SpeedTests/CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
-        .executableTarget(
-            name: "LarderSpeedTest",
-            dependencies: ["Larder", "LarderDocuments", "SpeedSupport"],
-            path: "SpeedTests/LarderSpeedTest"
-        ),
-        .executableTarget(
-            name: "SQLiteSpeedTest",
-            dependencies: ["CSQLite", "SpeedSupport"],
-            path: "SpeedTests/SQLiteSpeedTest"
-        ),
-        .executableTarget(
-            name: "GRDBSpeedTest",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "SpeedSupport"],
-            path: "SpeedTests/GRDBSpeedTest"
-        ),
-        .executableTarget(
-            name: "TokyoCabinetSpeedTest",
-            dependencies: ["CTokyoCabinet", "SpeedSupport"],
-            path: "SpeedTests/TokyoCabinetSpeedTest"
-        ),
-        .executableTarget(
-            name: "SpeedCompare",
-            dependencies: ["SpeedSupport"],
-            path: "SpeedTests/SpeedCompare"
-        ),
+        .target(name: "LarderTestSupport", path: "Tests/Support"),
 
         // Fuzzing of every decoder of untrusted bytes: the targets live in Larder and
         // LarderDocuments (Sources/*/Fuzzing); `make fuzz` runs LarderFuzz long, the FuzzTests
         // run each target briefly and replay Tests/FuzzCorpus.
         .target(
             name: "FuzzSupport",
-            dependencies: ["Larder", "LarderDocuments", "SpeedSupport"],
+            dependencies: ["Larder", "LarderDocuments", "LarderTestSupport"],
             path: "Fuzz/FuzzSupport"
         ),
         .executableTarget(

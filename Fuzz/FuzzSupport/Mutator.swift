@@ -3,7 +3,7 @@
 // truncations, repeats and splices, chosen by a seeded SplitMix, so that a seed and an input
 // number name one input exactly.
 
-import SpeedSupport
+import LarderTestSupport
 
 /// Makes inputs from seeds.
 package struct Mutator {

@@ -3,6 +3,7 @@
 // frequency (the word of rank r is drawn with weight 1/r, ranks given by a seeded shuffle), and
 // the searches, written in each engine's query language.
 
+import LarderTestSupport
 import Foundation
 
 /// The titles and searches of the FullText workload.

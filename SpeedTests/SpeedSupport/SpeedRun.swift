@@ -6,6 +6,7 @@
 // Output:        one line per timed phase:
 //   RESULT engine=<e> workload=<w> phase=<p> durability=<d> wall=<s> cpu=<s> rss_kb=<n> size_bytes=<n> count=<n> check=<text>
 
+import LarderTestSupport
 import Foundation
 
 /// The workloads, as named on the command line.

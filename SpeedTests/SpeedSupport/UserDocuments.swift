@@ -2,6 +2,8 @@
 // engine: names, a nested address (country, city), an age and a tags array; and the queries'
 // arguments.
 
+import LarderTestSupport
+
 /// One user document of the Documents workload.
 public struct UserDocument: Sendable {
     public var firstName: String

@@ -4,7 +4,7 @@
 // is the cost of the Swift layer. Runs SimpleInsert, SimpleFetch, SimpleFetchStreaming and
 // PointRead; other workloads are not meaningful without objects and exit 0 with no result.
 
-import CTokyoCabinet
+import CTokyoCabinetRaw
 import Foundation
 import SpeedSupport
 

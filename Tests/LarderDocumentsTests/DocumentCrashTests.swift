@@ -6,7 +6,7 @@
 import Foundation
 import Testing
 @testable import LarderDocuments
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct DocumentCrashTests {
     private static var worker: URL {

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 import Larder
 @testable import LarderDocuments
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct IndexTests {
     static let indexDefinitions = ["[address.country]", "[last_name], [first_name]", "[tags]", "[age] DESC",

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import Larder
 @testable import LarderDocuments
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct JSONTests {
     /// One value of each kind, listed in ascending total order.

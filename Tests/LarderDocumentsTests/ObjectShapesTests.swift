@@ -3,7 +3,7 @@
 // and damage must still be refused.
 
 import Testing
-import SpeedSupport
+import LarderTestSupport
 import Larder
 @testable import LarderDocuments
 

@@ -4,7 +4,7 @@
 
 import Foundation
 import Larder
-import SpeedSupport
+import LarderTestSupport
 import Testing
 @testable import LarderDocuments
 

@@ -6,7 +6,7 @@
 
 import Testing
 @testable import LarderDocuments
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct PreparedPlanTests {
     private func template(_ text: String) throws -> QueryTemplate {

@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 @testable import LarderDocuments
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct QueryFuzzTests {
     static let seeds = [

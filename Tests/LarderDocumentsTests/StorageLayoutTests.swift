@@ -5,7 +5,7 @@
 
 import Foundation
 import Larder
-import SpeedSupport
+import LarderTestSupport
 import Testing
 @testable import LarderDocuments
 

@@ -6,7 +6,7 @@
 import CZlib
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct ChecksumAndOrderingTests {
     private func zlibCRC(_ bytes: [UInt8]) -> UInt32 {

@@ -5,7 +5,7 @@
 import Foundation
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct CompactionTests {
     /// A word in every stored title, buffer and index entry: a byte scan of the files looks for it.

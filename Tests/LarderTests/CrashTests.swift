@@ -7,7 +7,7 @@
 import Foundation
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct CrashTests {
     @Test func savesSurviveSIGKILLAtRandomMoments() throws {

@@ -6,7 +6,7 @@
 import Foundation
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct DamageTests {
     /// How long a worker may take to open and verify a damaged store: a hang fails the test

@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct DataBufferTests {
     // MARK: Byte order

@@ -6,7 +6,7 @@
 import Foundation
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct IndexedRecordPageTests {
     private typealias Entry = (slot: Int, envelope: [UInt8])

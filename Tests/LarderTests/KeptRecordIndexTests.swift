@@ -4,7 +4,7 @@
 
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct KeptRecordIndexTests {
     /// Records as a walk hands them out, pointing into `storage`.

@@ -6,7 +6,7 @@
 import Foundation
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct MappedRecordLookupTests {
     /// A hash database with few buckets, so that records share buckets and form trees.

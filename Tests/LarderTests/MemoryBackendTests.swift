@@ -5,7 +5,7 @@
 import Foundation
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct MemoryBackendTests {
     /// Random puts and deletes of 1- to 3-byte keys in an ordered and a hash table.

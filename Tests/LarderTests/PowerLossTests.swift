@@ -8,7 +8,7 @@
 
 import Foundation
 import Testing
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct PowerLossTests {
     /// The exit status of a worker the interposer stopped.

@@ -5,7 +5,7 @@
 import Foundation
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 /// A query as a tree the test renders and evaluates itself: or-groups joined left to right by
 /// AND or NOT.

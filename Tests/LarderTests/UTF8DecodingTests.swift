@@ -4,7 +4,7 @@
 
 import Testing
 @testable import Larder
-import SpeedSupport
+import LarderTestSupport
 
 @Suite struct UTF8DecodingTests {
     private func decoded(_ bytes: [UInt8]) -> String? {

@@ -5,7 +5,7 @@
 // (a page written through a memory map or a write may or may not have reached the disk).
 
 import Foundation
-import SpeedSupport
+import LarderTestSupport
 
 struct PowerCutImage {
     /// The store directory as the process left it when it was cut.

@@ -11,7 +11,7 @@ import Testing
     /// The RESULT lines of one run, as key-value dictionaries.
     private func run(_ engine: String, _ workload: String, in directory: String,
                      scale: String = Self.scale) throws -> [[String: String]] {
-        let output = try Worker.runExecutable("\(engine)SpeedTest",
+        let output = try Executable.run("\(engine)SpeedTest",
                                               [workload, "--dir", directory, "--scale", scale, "--durability", "nosync"])
         #expect(output.status == 0, "\(engine) \(workload): exit \(output.status)")
         return output.text.split(separator: "\n").filter { $0.hasPrefix("RESULT ") }.map { line in
@@ -28,24 +28,24 @@ import Testing
 
     @Test(arguments: ["Larder", "SQLite", "GRDB"])
     func everyObjectEngineDoesEveryWorkload(engine: String) throws {
-        let directory = TemporaryDirectory("speed-\(engine)")
-        defer { try? FileManager.default.removeItem(atPath: directory.path) }
-        let insert = try run(engine, "ComplexInsert", in: directory.path)
+        let directory = Executable.scratchDirectory("speed-\(engine)")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let insert = try run(engine, "ComplexInsert", in: directory)
         #expect(insert.filter { $0["phase"]?.hasPrefix("round") == true }.count == 10)
         #expect(result(insert, phase: "total")["count"] == "1000")
-        let fetch = result(try run(engine, "ComplexFetch", in: directory.path), phase: "fetch")
+        let fetch = result(try run(engine, "ComplexFetch", in: directory), phase: "fetch")
         #expect(fetch["count"] == "10")
         #expect(fetch["check"] == "Test_Song_1")
-        let update = result(try run(engine, "SimpleUpdate", in: directory.path), phase: "update")
+        let update = result(try run(engine, "SimpleUpdate", in: directory), phase: "update")
         #expect(update["count"] == "333")
 
-        #expect(result(try run(engine, "SimpleInsert", in: directory.path), phase: "insert")["count"] == "1000")
+        #expect(result(try run(engine, "SimpleInsert", in: directory), phase: "insert")["count"] == "1000")
         for workload in ["SimpleFetch", "SimpleFetchStreaming"] {
-            let fetchAll = result(try run(engine, workload, in: directory.path), phase: "fetch")
+            let fetchAll = result(try run(engine, workload, in: directory), phase: "fetch")
             #expect(fetchAll["count"] == "1000", "\(workload)")
             #expect(fetchAll["check"] == "seconds_500500", "\(workload)")
         }
-        let reads = try run(engine, "PointRead", in: directory.path)
+        let reads = try run(engine, "PointRead", in: directory)
         for phase in ["autocommit", "transaction"] {
             #expect(result(reads, phase: phase)["count"] == "100", "\(phase)")
             #expect(result(reads, phase: phase)["check"] == "title_bytes_900", "\(phase)")
@@ -53,11 +53,11 @@ import Testing
     }
 
     @Test func fullTextFindsTheSameTitlesOnLarderAndSQLite() throws {
-        let directory = TemporaryDirectory("speed-fulltext")
-        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        let directory = Executable.scratchDirectory("speed-fulltext")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         // 10,000 titles: at 1,000 the searched words are too rare to be found.
-        let larder = try run("Larder", "FullText", in: directory.path, scale: "0.01")
-        let sqlite = try run("SQLite", "FullText", in: directory.path, scale: "0.01")
+        let larder = try run("Larder", "FullText", in: directory, scale: "0.01")
+        let sqlite = try run("SQLite", "FullText", in: directory, scale: "0.01")
         #expect(result(larder, phase: "insert")["count"] == "10000")
         #expect(result(sqlite, phase: "insert")["count"] == "10000")
         var matches = 0
@@ -74,10 +74,10 @@ import Testing
     }
 
     @Test func bothDocumentEnginesFindTheSameDocuments() throws {
-        let directory = TemporaryDirectory("speed-documents")
-        defer { try? FileManager.default.removeItem(atPath: directory.path) }
-        let larder = try run("Larder", "Documents", in: directory.path + "/larder")
-        let sqlite = try run("SQLite", "Documents", in: directory.path + "/sqlite")
+        let directory = Executable.scratchDirectory("speed-documents")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let larder = try run("Larder", "Documents", in: directory + "/larder")
+        let sqlite = try run("SQLite", "Documents", in: directory + "/sqlite")
         #expect(result(larder, phase: "insertBatch")["count"] == "1000")
         for phase in ["insertBatch", "findEqual", "findRangeOrderLimit", "findRange100", "findTag", "count", "update10pct"] {
             #expect(result(larder, phase: phase)["count"] == result(sqlite, phase: phase)["count"], "\(phase)")
@@ -87,21 +87,21 @@ import Testing
     }
 
     @Test func theTokyoCabinetCeilingRuns() throws {
-        let directory = TemporaryDirectory("speed-tc")
-        defer { try? FileManager.default.removeItem(atPath: directory.path) }
-        #expect(result(try run("TokyoCabinet", "SimpleInsert", in: directory.path), phase: "insert")["count"] == "1000")
-        #expect(result(try run("TokyoCabinet", "SimpleFetch", in: directory.path), phase: "fetch")["count"] == "1000")
-        #expect(result(try run("TokyoCabinet", "PointRead", in: directory.path), phase: "autocommit")["count"] == "100")
+        let directory = Executable.scratchDirectory("speed-tc")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(result(try run("TokyoCabinet", "SimpleInsert", in: directory), phase: "insert")["count"] == "1000")
+        #expect(result(try run("TokyoCabinet", "SimpleFetch", in: directory), phase: "fetch")["count"] == "1000")
+        #expect(result(try run("TokyoCabinet", "PointRead", in: directory), phase: "autocommit")["count"] == "100")
     }
 
     @Test func speedCompareWritesItsTables() throws {
-        let out = TemporaryDirectory("speed-out")
-        try FileManager.default.createDirectory(atPath: out.path, withIntermediateDirectories: true)
-        let work = TemporaryDirectory("speed-work")
-        let output = try Worker.runExecutable("SpeedCompare", ["--scale", Self.scale, "--repeat", "1", "--durability", "nosync",
-                                                               "--dir", work.path, "--out", out.path])
+        let out = Executable.scratchDirectory("speed-out"), work = Executable.scratchDirectory("speed-work")
+        defer { for path in [out, work] { try? FileManager.default.removeItem(atPath: path) } }
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let output = try Executable.run("SpeedCompare", ["--scale", Self.scale, "--repeat", "1", "--durability", "nosync",
+                                                         "--dir", work, "--out", out])
         #expect(output.status == 0, "\(output.text.suffix(2_000))")
-        let results = try String(contentsOfFile: out.file("RESULTS.md"), encoding: .utf8)
+        let results = try String(contentsOfFile: out + "/RESULTS.md", encoding: .utf8)
         for engine in ["Larder", "SQLite", "GRDB", "TokyoCabinet"] {
             #expect(results.contains(engine), "\(engine) missing from RESULTS.md")
         }
@@ -109,7 +109,7 @@ import Testing
         // Larder's store before and after compaction, for each chain of workloads.
         #expect(results.contains("## Compaction (Larder)"))
         #expect(results.contains("| SimpleUpdate | nosync |"))
-        #expect(FileManager.default.fileExists(atPath: out.file("results.svg")))
+        #expect(FileManager.default.fileExists(atPath: out + "/results.svg"))
         #expect(output.text.contains("MEDIAN engine=Larder"))
     }
 }
