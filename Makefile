@@ -35,7 +35,7 @@ test: deps
 # `SCALE=0.1 make speed` for a quick run.
 speed: deps
 	$(SWIFT) build -c release --package-path SpeedTests
-	"$$($(SWIFT) build -c release --package-path SpeedTests --show-bin-path)/SpeedCompare" --scale $(SCALE) --repeat $(REPEAT) --out SpeedTests
+	"$$($(SWIFT) build -c release --package-path SpeedTests --show-bin-path)/SpeedCompare" --scale $(SCALE) --repeat $(REPEAT) --out SpeedTests --readme README.md
 
 # Fuzzing: every decoder of untrusted bytes (Sources/*/Fuzzing) on FUZZ_INPUTS inputs each.
 # `make fuzz`: coverage-guided, libFuzzer with AddressSanitizer, in its own build folder; the

@@ -1,0 +1,33 @@
+// Engines: the workloads in dependency order (chains that share a store), what each engine
+// runs, and where the engine executables are.
+
+import Foundation
+import SpeedSupport
+
+/// The two dependency chains: each workload needs the store written by the first of its chain.
+let chains: [[Workload]] = [
+    [.complexInsert, .complexFetch, .simpleUpdate],
+    [.simpleInsert, .simpleFetch, .simpleFetchStreaming, .pointRead],
+    [.fullText],
+    [.documents],
+]
+let workloadOrder: [Workload] = chains.flatMap { $0 }
+
+/// The workloads an engine runs (TokyoCabinet is the raw ceiling for the simple workloads only).
+func workloads(of engine: String) -> Set<Workload> {
+    if engine == "TokyoCabinet" { return [.simpleInsert, .simpleFetch, .pointRead] }
+    // FullText compares with SQLite FTS5, Documents with SQLite's JSON functions: no GRDB side.
+    return engine == "GRDB" ? Set(Workload.allCases).subtracting([.fullText, .documents]) : Set(Workload.allCases)
+}
+
+/// Where this executable lives: `dirname argv0`, or /proc/self/exe when argv0 has no slash.
+func executableDirectory() -> URL {
+    let argv0 = CommandLine.arguments.first ?? ""
+    if argv0.contains("/") {
+        return URL(fileURLWithPath: argv0).deletingLastPathComponent().standardizedFileURL
+    }
+    if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        return URL(fileURLWithPath: path).deletingLastPathComponent()
+    }
+    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+}
