@@ -1,4 +1,4 @@
-// Decoding batches of records (RecordBatch): batches picked on several threads are decoded
+// Decoding batches of records (CopiedRecords): batches picked on several threads are decoded
 // as one, where they lie, in order, on every core for a large total and on the calling
 // thread for a small one; a damaged record anywhere fails the whole decode.
 
@@ -6,25 +6,25 @@ import Foundation
 import Testing
 @testable import LarderDocuments
 
-@Suite struct RecordBatchTests {
+@Suite struct CopiedRecordsTests {
     /// A batch of the records of `rowIDs`, each an object `{"n": rowID}` in JSONBinary.
-    private func batch(_ rowIDs: some Sequence<Int64>) -> RecordBatch {
-        var batch = RecordBatch()
+    private func batch(_ rowIDs: some Sequence<Int64>) -> CopiedRecords {
+        var batch = CopiedRecords()
         for rowID in rowIDs {
             JSONBinary.encode(["n": .int(rowID)]).withUnsafeBytes { batch.append($0, rowID: rowID) }
         }
         return batch
     }
 
-    private func decode(_ batches: [RecordBatch]) throws -> [(rowID: Int64, document: JSON)] {
-        try RecordBatch.decode(batches, shapes: ObjectShapes()) { record, rowID, shapes in
+    private func decode(_ batches: [CopiedRecords]) throws -> [(rowID: Int64, document: JSON)] {
+        try CopiedRecords.decode(batches, shapes: ObjectShapes()) { record, rowID, shapes in
             try JSONBinary.decode(record, addingRowID: rowID, shapes: shapes)
         }
     }
 
     @Test(arguments: [[1_000, 0, 3, 2_500], [700, 600], [1, 5_000, 1]])
     func batchesDecodeAsOneInOrder(sizes: [Int]) throws {
-        var batches: [RecordBatch] = []
+        var batches: [CopiedRecords] = []
         var next: Int64 = 1
         for size in sizes {
             batches.append(batch(next ..< next + Int64(size)))

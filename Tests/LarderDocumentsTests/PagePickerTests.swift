@@ -10,7 +10,7 @@ import Testing
 
 @Suite struct PagePickerTests {
     /// The collection's pages as read in place, in page order.
-    private func pages(of state: CollectionState) throws -> [(number: Int, page: [UInt8])] {
+    private func pages(of state: CollectionEngine) throws -> [(number: Int, page: [UInt8])] {
         var pages: [(number: Int, page: [UInt8])] = []
         let inPlace = try state.backend.withRecordsInPlace(in: state.name) { records in
             for (key, value) in records {

@@ -288,7 +288,7 @@ import Testing
         let temporary = try TemporaryStore()
         let c = try temporary.store.collection("things")
         try c.addIndex("[kind]")
-        let count = RecordBatch.parallelThreshold * 2
+        let count = CopiedRecords.parallelThreshold * 2
         try c.insertBatch((0 ..< count).map { ["kind": .int(Int64($0 % 2)), "n": .int(Int64($0))] })
         try c.setCacheSize(0)
         let even = try c.find(where: "[kind] = 0")

@@ -31,7 +31,7 @@ public final class DocumentStore: @unchecked Sendable {
     public let path: String?
     let lock = NSLock()
     let backend: SharedBackend
-    var states: [String: CollectionState] = [:]
+    var states: [String: CollectionEngine] = [:]
     /// The store's cipher, when it is encrypted (DocumentStore+Encryption.swift).
     var cipher: DocumentCipher?
     /// PBKDF2 iterations for a new key, from the configuration.
@@ -51,7 +51,7 @@ public final class DocumentStore: @unchecked Sendable {
     /// encrypted (AES-256-GCM); a new store is encrypted from its first record. An encrypted
     /// store opened without its key throws `StoreError.encryptionKeyRequired`, with another
     /// key `StoreError.wrongEncryptionKey`; a plaintext store holding data opened with a key
-    /// throws ``DocumentError/storeNotEncrypted`` (encrypt it with ``rekey(to:iterations:)``).
+    /// throws ``DocumentError/storeNotEncrypted`` (encrypt it with ``rekey(to:iterations:compact:)``).
     ///
     /// ```swift
     /// let store = try DocumentStore(path: "/tmp/people.larder", configuration: .init(durability: .full))
@@ -63,7 +63,7 @@ public final class DocumentStore: @unchecked Sendable {
     }
 
     /// Opens a document store on `backend`, with the encryption settings of `configuration`
-    /// (the backend has applied its own durability and locking settings). A ``MemoryBackend``
+    /// (the backend has applied its own durability and locking settings). A `MemoryBackend`
     /// gives a store that lives in memory, for tests.
     ///
     /// ```swift
@@ -180,9 +180,9 @@ public final class DocumentStore: @unchecked Sendable {
     // MARK: Internal
 
     /// Runs `body` with the collection's state, under the collection's lock.
-    func withCollection<Result>(_ name: String, _ body: (CollectionState) throws -> Result) throws -> Result {
+    func withCollection<Result>(_ name: String, _ body: (CollectionEngine) throws -> Result) throws -> Result {
         while true {
-            let state: CollectionState = try withLock { try self.state(of: name) }
+            let state: CollectionEngine = try withLock { try self.state(of: name) }
             state.lock.lock()
             defer { state.lock.unlock() }
             // A rekey replaced the state between the two locks: take the new one.
@@ -199,7 +199,7 @@ public final class DocumentStore: @unchecked Sendable {
     }
 
     /// The loaded state of `name` (called under the lock), reading or creating its definition.
-    func state(of name: String) throws -> CollectionState {
+    func state(of name: String) throws -> CollectionEngine {
         if let state = states[name] { return state }
         let key = CollectionDefinition.metadataKey(for: name)
         var definition: CollectionDefinition?
@@ -224,7 +224,7 @@ public final class DocumentStore: @unchecked Sendable {
                       forKey: key, in: Self.metadataTable)
             try backend.apply(batch)
         }
-        let state = CollectionState(name: name, backend: backend, definition: definition ?? CollectionDefinition(),
+        let state = CollectionEngine(name: name, backend: backend, definition: definition ?? CollectionDefinition(),
                                     cacheSize: Self.defaultCacheSize, cipher: cipher)
         states[name] = state
         return state

@@ -16,7 +16,7 @@ struct ParsedQuery: Sendable {
     private(set) var preparedPlan: PreparedPlan?
 
     /// Throws `QueryError` for bad text, a negative limit or offset.
-    init(state: CollectionState, where query: String?, orderBy: String?, limit: Int?, offset: Int?) throws {
+    init(state: CollectionEngine, where query: String?, orderBy: String?, limit: Int?, offset: Int?) throws {
         template = try query.map { try state.template(of: $0) }
         self.orderBy = try orderBy.map { try state.sortKeys(of: $0) } ?? []
         orderByText = orderBy
@@ -29,7 +29,7 @@ struct ParsedQuery: Sendable {
 
     /// This query with its plan chosen now, among `state`'s indexes, for runs to bind their
     /// arguments to (when its plan does not depend on them: PreparedPlan).
-    func prepared(in state: CollectionState) -> ParsedQuery {
+    func prepared(in state: CollectionEngine) -> ParsedQuery {
         var query = self
         query.preparedPlan = PreparedPlan(template: template, orderBy: orderBy, limit: limit, indexes: state.definition.indexes)
         return query
@@ -37,14 +37,14 @@ struct ParsedQuery: Sendable {
 
     /// This query as `state`'s aliases read it now: itself, or its texts parsed again when
     /// the aliases changed since (without a prepared plan: each run of it plans).
-    func current(in state: CollectionState) throws -> ParsedQuery {
+    func current(in state: CollectionEngine) throws -> ParsedQuery {
         guard aliases != state.definition.aliases else { return self }
         return try ParsedQuery(state: state, where: template?.text, orderBy: orderByText, limit: limit, offset: offset)
     }
 
     /// The plan for a run with `arguments`, when the plan prepared still holds for them among
     /// `state`'s indexes; else nil, and the planner decides.
-    func plan(binding arguments: [JSON], in state: CollectionState) -> QueryPlan? {
+    func plan(binding arguments: [JSON], in state: CollectionEngine) -> QueryPlan? {
         guard let preparedPlan, preparedPlan.indexes == state.definition.indexes else { return nil }
         return preparedPlan.plan(binding: arguments)
     }

@@ -4,7 +4,7 @@
 
 /// A parsed and planned query over one collection, ready to execute.
 struct QueryRun {
-    let state: CollectionState
+    let state: CollectionEngine
     let expression: QueryExpression?
     let orderBy: [SortKey]
     let limit: Int?
@@ -12,13 +12,13 @@ struct QueryRun {
     let plan: QueryPlan
 
     /// Parses and plans; throws `QueryError` for bad text, arguments, limit or offset.
-    init(state: CollectionState, where query: String?, arguments: [JSON], orderBy: String?, limit: Int?, offset: Int?) throws {
+    init(state: CollectionEngine, where query: String?, arguments: [JSON], orderBy: String?, limit: Int?, offset: Int?) throws {
         try self.init(state: state, query: ParsedQuery(state: state, where: query, orderBy: orderBy, limit: limit, offset: offset),
                       arguments: arguments)
     }
 
     /// Binds `arguments` to a query parsed before, and plans; throws `QueryError` for wrong arguments.
-    init(state: CollectionState, query: ParsedQuery, arguments: [JSON]) throws {
+    init(state: CollectionEngine, query: ParsedQuery, arguments: [JSON]) throws {
         guard !arguments.contains(where: { $0.nestsDeeper(than: JSON.maximumNesting) }) else { throw DocumentError.nestedTooDeeply }
         expression = try query.expression(binding: arguments)
         orderBy = query.orderBy

@@ -1,9 +1,9 @@
-// CollectionState+Rekey: one collection's share of a document store's rekey: every document
+// CollectionEngine+Rekey: one collection's share of a document store's rekey: every document
 // and index entry opened with the store's cipher and sealed again with the new one (or none).
 
 import Larder
 
-extension CollectionState {
+extension CollectionEngine {
     /// Adds to `batch` every document page and index run of the collection, sealed with
     /// `newCipher` (nil: plaintext). The definition, in `_store`, is the store's to reseal.
     func reseal(into batch: inout WriteBatch, with newCipher: DocumentCipher?) throws {

@@ -1,4 +1,4 @@
-// RecordBatch: the stored records of many documents, copied out of their pages in one pass,
+// CopiedRecords: the stored records of many documents, copied out of their pages in one pass
 // so that decoding them (the larger cost of a big find) can run outside the storage lock and
 // spread over the machine's cores.
 
@@ -7,7 +7,7 @@ import Foundation
 import Larder
 
 /// Raw document records, in rowID order.
-struct RecordBatch {
+struct CopiedRecords {
     /// The records' bytes, back to back.
     var bytes: [UInt8] = []
     /// Each record's rowID and place in `bytes`.
@@ -35,7 +35,7 @@ struct RecordBatch {
     /// never joined into one. A large total is decoded on as many threads as the machine has
     /// cores, each writing its documents straight into their places in the result; a small
     /// one on the calling thread, with `shapes` (that thread's key sets).
-    static func decode(_ batches: [RecordBatch], shapes: ObjectShapes,
+    static func decode(_ batches: [CopiedRecords], shapes: ObjectShapes,
                        _ open: @Sendable (UnsafeRawBufferPointer, Int64, ObjectShapes) throws -> JSON) throws -> [(rowID: Int64, document: JSON)] {
         // Where each batch's records start in the result, and the total.
         var starts = [0]
@@ -102,7 +102,7 @@ struct RecordBatch {
     }
 
     /// Calls `body` with the bytes of every batch of `batches` at once (appended to `bytes`).
-    private static func withBytes<Result>(of batches: ArraySlice<RecordBatch>, _ bytes: [UnsafeRawBufferPointer],
+    private static func withBytes<Result>(of batches: ArraySlice<CopiedRecords>, _ bytes: [UnsafeRawBufferPointer],
                                           _ body: ([UnsafeRawBufferPointer]) throws -> Result) rethrows -> Result {
         guard let first = batches.first else { return try body(bytes) }
         return try first.bytes.withUnsafeBytes { try withBytes(of: batches.dropFirst(), bytes + [$0], body) }

@@ -123,8 +123,8 @@ struct DocumentTable {
     /// in rowID order across the batches returned. When many of the `pageBound` pages hold
     /// one, one scan of every page (a fraction of the cost of a Tokyo Cabinet read per page)
     /// beats reading them one by one.
-    func records(of rowIDs: [Int64], pageBound: Int) throws -> [RecordBatch] {
-        var batch = RecordBatch()
+    func records(of rowIDs: [Int64], pageBound: Int) throws -> [CopiedRecords] {
+        var batch = CopiedRecords()
         guard let last = rowIDs.last, last > 0 else { return [batch] }
         let wantedRowIDs = rowIDs.drop { $0 <= 0 }
         // Each page's rowIDs are consecutive in `wantedRowIDs`.
@@ -149,7 +149,7 @@ struct DocumentTable {
         let picker = PagePicker(wanted: wanted, layout: layout)
         let wantedPages = pageIsWanted
         // Read in place, the pages are picked on every core, in page order.
-        var batches: [RecordBatch] = []
+        var batches: [CopiedRecords] = []
         let inPlace = try backend.withRecordsInPlace(in: name) { records in
             var pages: [(number: Int, page: UnsafeRawBufferPointer)] = []
             for (key, value) in records {
@@ -182,7 +182,7 @@ struct DocumentTable {
     /// by one. A few wanted records are found one by one, through the page's directory (a page
     /// without directory is walked up to the record); more are picked out in one walk of the
     /// whole page.
-    private func readPages(of rowIDs: ArraySlice<Int64>, into batch: inout RecordBatch) throws {
+    private func readPages(of rowIDs: ArraySlice<Int64>, into batch: inout CopiedRecords) throws {
         // Each page's key, and where its rowIDs end in `rowIDs`; then every page read in one
         // call. (Arrays of types the module uses anyway: a first find sets up no new ones.)
         var keys: [[UInt8]] = []
@@ -234,7 +234,7 @@ struct DocumentTable {
 
     /// Adds to `batch` the records of `wanted` (ascending rowIDs of one page) in `page`: one
     /// by one through the page's directory when few are wanted, else in one walk.
-    private func pick(_ wanted: ArraySlice<Int64>, from page: UnsafeRawBufferPointer, into batch: inout RecordBatch) throws {
+    private func pick(_ wanted: ArraySlice<Int64>, from page: UnsafeRawBufferPointer, into batch: inout CopiedRecords) throws {
         try readingPage {
             if wanted.count == 1 || (layout.hasDirectory && wanted.count <= Self.recordsReadThroughDirectory) {
                 for rowID in wanted {

@@ -25,7 +25,7 @@ struct PagePicker: Sendable {
 
     /// Adds to `batch` the wanted records of page `number`.
     /// Throws ``RecordPage/Damage`` for a page that does not parse.
-    func pick(_ page: UnsafeRawBufferPointer, number: Int, into batch: inout RecordBatch) throws {
+    func pick(_ page: UnsafeRawBufferPointer, number: Int, into batch: inout CopiedRecords) throws {
         let readThroughDirectory = try forEachSparseRowID(ofPage: number) { rowID in
             if let record = try RecordPage.record(of: UInt64(rowID), in: page, layout: layout) {
                 batch.append(record, rowID: rowID)
@@ -44,7 +44,7 @@ struct PagePicker: Sendable {
     /// Adds to `batch` the wanted records of `pages`, a window at a time: first the
     /// directory offsets of the records that pages with few wanted ones will read are asked
     /// for, then the entries these name, so that the misses of a window's pages overlap.
-    func pick(_ pages: ArraySlice<(number: Int, page: UnsafeRawBufferPointer)>, into batch: inout RecordBatch) throws {
+    func pick(_ pages: ArraySlice<(number: Int, page: UnsafeRawBufferPointer)>, into batch: inout CopiedRecords) throws {
         for window in stride(from: pages.startIndex, to: pages.endIndex, by: Self.prefetchWindow) {
             let windowPages = pages[window ..< min(window + Self.prefetchWindow, pages.endIndex)]
             for (number, page) in windowPages {
@@ -82,28 +82,28 @@ struct PagePicker: Sendable {
 
     /// The wanted records of `pages` (ascending page numbers), about `records` of them, in
     /// page order across the batches returned (one per thread that picked, never joined:
-    /// ``RecordBatch/decode(_:shapes:_:)`` takes them as they are); picked on every core
+    /// ``CopiedRecords/decode(_:shapes:_:)`` takes them as they are); picked on every core
     /// when there are many pages.
-    func pick(_ pages: [(number: Int, page: UnsafeRawBufferPointer)], records: Int) throws -> [RecordBatch] {
+    func pick(_ pages: [(number: Int, page: UnsafeRawBufferPointer)], records: Int) throws -> [CopiedRecords] {
         let threads = min(pages.count / max(pagesPerThread, 1), ProcessInfo.processInfo.activeProcessorCount)
         guard threads > 1 else {
-            var batch = RecordBatch()
+            var batch = CopiedRecords()
             batch.reserveCapacity(records: records)
             try pick(pages[...], into: &batch)
             return [batch]
         }
         let input = Pages(pages: pages)
-        let outcomes = ChunkOutcomes(count: threads, initial: RecordBatch())
+        let outcomes = ChunkOutcomes(count: threads, initial: CopiedRecords())
         let picker = self
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             let range = (thread * input.pages.count / threads) ..< ((thread + 1) * input.pages.count / threads)
-            var batch = RecordBatch()
+            var batch = CopiedRecords()
             batch.reserveCapacity(records: records / threads + 64)
             do {
                 try picker.pick(input.pages[range], into: &batch)
                 outcomes.set(thread, value: batch, error: nil)
             } catch {
-                outcomes.set(thread, value: RecordBatch(), error: error)
+                outcomes.set(thread, value: CopiedRecords(), error: error)
             }
         }
         if let error = outcomes.firstError { throw error }

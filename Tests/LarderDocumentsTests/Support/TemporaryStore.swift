@@ -63,7 +63,7 @@ func rowIDs(_ documents: [JSON]) -> [RowID] {
     documents.compactMap(\.rowID)
 }
 
-extension CollectionState {
+extension CollectionEngine {
     /// The stored record of document `rowID` (empty when none), read from its page.
     func rawRecord(_ rowID: Int64) throws -> [UInt8] {
         var record: [UInt8] = []
