@@ -37,7 +37,7 @@ extension DataBuffer {
         }
     }
 
-    /// Reads a list written by ``writeReferences(_:)``, in order, as live instances or faults.
+    /// Reads a list written by `writeReferences(_:)`, in order, as live instances or faults.
     /// References to rows that do not exist are left out.
     ///
     /// ```swift

@@ -195,7 +195,7 @@ extension DataBuffer {
         }
     }
 
-    /// Reads references written by ``writeReferences(_:)`` as a lazy ``ReferenceList``:
+    /// Reads references written by `writeReferences(_:)` as a lazy ``ReferenceList``:
     /// rowIDs only, each made an object when accessed. References to rows that do not exist
     /// are left out, as in ``readReferences(to:in:)``.
     ///

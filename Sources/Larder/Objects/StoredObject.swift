@@ -7,7 +7,7 @@
 /// There is no schema: a subclass writes its fields in ``writeContent(to:)`` and reads them
 /// back, in the same order, in ``readContent(from:in:)``. Relationships are references to
 /// other stored objects, written with ``DataBuffer/writeReference(_:)`` and
-/// ``DataBuffer/writeReferences(_:)``, and read back as faults that load on first use.
+/// `DataBuffer.writeReferences(_:)`, and read back as faults that load on first use.
 ///
 /// ```swift
 /// final class Song: StoredObject {

@@ -8,7 +8,7 @@ extension Store {
     /// shrink to what their records need, and nothing of a deleted or rekeyed record remains
     /// in them; ``rekey(to:iterations:compact:)`` compacts by default. A failure before the
     /// fresh files are committed leaves the old ones in use; a failure after that leaves the
-    /// store refusing writes (``StoreError/needsRecovery(path:)``) until it is reopened, which
+    /// store refusing writes (`BackendError.needsRecovery(path:)`) until it is reopened, which
     /// finishes the swap.
     ///
     /// ```swift

@@ -27,7 +27,7 @@ extension Store {
 
         /// The passphrase of an encrypted store, or nil. With a key, every object record and
         /// named buffer is written with AES-256-GCM; a plaintext store opened with a key
-        /// becomes encrypted record by record as records are saved (``Store/rekey(to:iterations:)``
+        /// becomes encrypted record by record as records are saved (``Store/rekey(to:iterations:compact:)``
         /// rewrites them all at once).
         public var encryptionKey: String?
 

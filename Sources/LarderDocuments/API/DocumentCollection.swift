@@ -34,7 +34,7 @@ public final class DocumentCollection: Sendable {
         self.queue = queue
     }
 
-    func withState<Result>(_ body: (CollectionState) throws -> Result) throws -> Result {
+    func withState<Result>(_ body: (CollectionEngine) throws -> Result) throws -> Result {
         try store.withCollection(name, body)
     }
 
@@ -109,7 +109,7 @@ public final class DocumentCollection: Sendable {
         }
     }
 
-    /// The fields declared with ``addQueryableFields(_:)``.
+    /// The fields declared with `addQueryableFields(_:)`.
     ///
     /// ```swift
     /// print(try people.queryableFields)   // ["[age]", "[address.city]"]
@@ -277,7 +277,7 @@ public final class DocumentCollection: Sendable {
     public func delete(_ document: JSON) throws {
         try withState { state in
             var write = state.beginWrite()
-            try state.stageRemove(rowID: try CollectionState.rowID(of: document), into: &write)
+            try state.stageRemove(rowID: try CollectionEngine.rowID(of: document), into: &write)
             try state.commit(write)
         }
     }

@@ -40,7 +40,7 @@ public enum DocumentError: Error, Equatable, Sendable {
     /// The stored definition of a collection (or the store's metadata) is damaged.
     case corruptMetadata(key: String, reason: String)
     /// The store holds plaintext data and was opened with an encryption key: open it without
-    /// one and call ``DocumentStore/rekey(to:iterations:)`` to encrypt it.
+    /// one and call ``DocumentStore/rekey(to:iterations:compact:)`` to encrypt it.
     case storeNotEncrypted
     /// A collection has handed out every rowID or index ID (its definition is damaged or
     /// tampered with).

@@ -22,7 +22,7 @@ public struct DocumentIndex: Sendable, Equatable, CustomStringConvertible {
     /// No two documents may have the same values for the keys (nulls excepted, as in SQL).
     public var isUnique: Bool
 
-    /// The keys as ``DocumentCollection/addIndex(_:)`` takes them: `[last_name], [first_name] DESC`.
+    /// The keys as `DocumentCollection.addIndex(_:)` takes them: `[last_name], [first_name] DESC`.
     public var definition: String {
         keys.map { $0.path + ($0.isDescending ? " DESC" : "") }.joined(separator: ", ")
     }

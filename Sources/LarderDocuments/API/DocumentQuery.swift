@@ -4,7 +4,7 @@
 // arguments, plans with the collection's current indexes if it must, and executes.
 
 /// A query of one collection, parsed once; made by
-/// ``DocumentCollection/prepare(where:orderBy:limit:offset:)``. Runs go through the
+/// `DocumentCollection.prepare(where:orderBy:limit:offset:)`. Runs go through the
 /// collection, in order with its other operations. If the collection's aliases change, the
 /// next run parses the texts again with the new ones.
 ///
@@ -57,7 +57,7 @@ public final class DocumentQuery: Sendable {
     }
 
     /// How a run with `arguments` would go: which index and ranges, or "full scan"; see
-    /// ``DocumentCollection/explain(where:arguments:orderBy:limit:)``.
+    /// `DocumentCollection.explain(where:arguments:orderBy:limit:)`.
     ///
     /// ```swift
     /// print(try byCountry.explain(arguments: ["UK"]))
