@@ -178,7 +178,7 @@ public struct ReferenceList<Element: StoredObject>: RandomAccessCollection, Expr
 }
 
 extension DataBuffer {
-    /// Writes a ``ReferenceList`` in the same format as ``writeReferences(_:)``: a varint count
+    /// Writes a ``ReferenceList`` in the same format as `writeReferences(_:)`: a varint count
     /// and each rowID. Saved references are written without loading them.
     ///
     /// ```swift
