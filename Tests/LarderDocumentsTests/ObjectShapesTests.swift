@@ -146,8 +146,8 @@ extension ObjectShapesTests {
         #expect(table.hits >= 4)
     }
 
-    @Test func aBigFindTeachesTheCollectionItsKeySets() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func aBigFindTeachesTheCollectionItsKeySets(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         try c.setCacheSize(0)
         try c.addIndex("[age]")
@@ -184,8 +184,8 @@ extension ObjectShapesTests {
         return (collection, rowID)
     }
 
-    @Test func aNestedDocumentDecodesEachObjectOnce() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func aNestedDocumentDecodesEachObjectOnce(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let depth = 16
         let (collection, rowID) = try Self.collectionEndingWith(Self.nestedAB(depth), in: temporary, name: "nested")
         let decodedBefore = try collection.withState { $0.documents.shapes.hits + $0.documents.shapes.misses }
@@ -196,8 +196,8 @@ extension ObjectShapesTests {
         #expect(decoded <= 65 + 1 + depth, "\(decoded) objects decoded")
     }
 
-    @Test func aDocumentAtTheNestingLimitReadsInUnderTenMilliseconds() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: BackendKind.allCases) func aDocumentAtTheNestingLimitReadsInUnderTenMilliseconds(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
         let depth = 100   // README: documents nest at most 100 levels
         let (collection, rowID) = try Self.collectionEndingWith(Self.nestedAB(depth), in: temporary, name: "deep")
         // A scan fills the key sets as above; then the best of three reads by rowID is timed.

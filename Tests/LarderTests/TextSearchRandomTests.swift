@@ -103,11 +103,11 @@ private struct ReferenceQuery {
         return ReferenceQuery(groups: groups, joins: joins)
     }
 
-    @Test func searchesAgreeWithABruteForceFilterAcrossSaves() throws {
-        let directory = TemporaryDirectory("fts-random")
+    @Test(arguments: BackendKind.allCases) func searchesAgreeWithABruteForceFilterAcrossSaves(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("fts-random", backend: backend)
         let seed: UInt64 = 6
         var generator = SplitMix(seed: seed)
-        var store = try Store(path: directory.path)
+        var store = try directory.store()
         try store.register(IndexedSong.self)
         for _ in 0 ..< 300 { try store.insert(IndexedSong(randomTitle(&generator))) }
         try store.saveChanges()
@@ -123,7 +123,7 @@ private struct ReferenceQuery {
             try store.saveChanges()
             if round == 3 {   // reopen half-way: the vocabulary is read back from the files
                 try store.close()
-                store = try Store(path: directory.path)
+                store = try directory.store()
                 try store.register(IndexedSong.self)
             }
             let all = try store.allObjects(of: IndexedSong.self)
@@ -141,8 +141,8 @@ private struct ReferenceQuery {
         try store.close()
     }
 
-    @Test func aTokenInThousandsOfRowsSpansSeveralChunks() throws {
-        let directory = TemporaryDirectory("fts-chunks")
+    @Test(arguments: BackendKind.allCases) func aTokenInThousandsOfRowsSpansSeveralChunks(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("fts-chunks", backend: backend)
         let store = try makeIndexedStore(directory, titles: (0 ..< 9_000).map { "common word\($0 % 50)" })
         var songs = try store.allObjects(of: IndexedSong.self)
         for (offset, song) in songs.enumerated() where offset % 5 == 0 { song.title = "rare" }
@@ -161,8 +161,8 @@ private struct ReferenceQuery {
         try store.close()
     }
 
-    @Test func randomQueryStringsParseOrThrowTheirError() throws {
-        let directory = TemporaryDirectory("fts-fuzz")
+    @Test(arguments: BackendKind.allCases) func randomQueryStringsParseOrThrowTheirError(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("fts-fuzz", backend: backend)
         let store = try makeIndexedStore(directory)
         let seed: UInt64 = 66
         var generator = SplitMix(seed: seed)
@@ -186,8 +186,8 @@ private struct ReferenceQuery {
 }
 
 extension TextSearchRandomTests {
-    @Test func aQueryOfTooManyTermsIsRefusedNotEvaluated() throws {
-        let directory = TemporaryDirectory("fts-long")
+    @Test(arguments: BackendKind.allCases) func aQueryOfTooManyTermsIsRefusedNotEvaluated(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory("fts-long", backend: backend)
         let store = try makeIndexedStore(directory)
         let query = Array(repeating: "blue", count: 5_000).joined(separator: " || ")
         #expect(throws: SearchQueryError.self) { try store.titleMatches(query) }
