@@ -285,6 +285,7 @@ do {
     case .pointRead: try pointRead()
     case .fullText: throw Failure("FullText runs on Larder and SQLite (FTS5) only")
     case .documents: throw Failure("Documents runs on LarderDocuments and SQLite's JSON functions only")
+    case .encryption: throw Failure("Encryption measures Larder's own encryption: Larder only")
     }
 } catch {
     FileHandle.standardError.write(Data("GRDBSpeedTest: \(error)\n".utf8))

@@ -17,6 +17,24 @@ final class Song: StoredObject {
     }
 }
 
+/// The same records as Playlist, its songs read as the natural `[Song]` (a fault per
+/// reference), for the ComplexFetch phase that measures that spelling.
+final class ArrayPlaylist: StoredObject {
+    override class var storageName: String { "Playlist" }
+    @Stored var title = ""
+    @Stored var songs: [Song] = []
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(title)
+        buffer.writeReferences(songs)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        title = try buffer.readString()
+        songs = try buffer.readReferences(to: Song.self, in: store)
+    }
+}
+
 final class Playlist: StoredObject {
     @Stored var title = ""
     /// Lazy: reading a playlist keeps its songs' rowIDs and makes an object only for the

@@ -425,4 +425,5 @@ case .simpleUpdate: simpleUpdate()
 case .pointRead: pointRead()
 case .fullText: fullText()
 case .documents: documents()
+case .encryption: fail("Encryption measures Larder's own encryption: Larder only")
 }

@@ -10,14 +10,18 @@ let chains: [[Workload]] = [
     [.simpleInsert, .simpleFetch, .simpleFetchStreaming, .pointRead],
     [.fullText],
     [.documents],
+    [.encryption],
 ]
 let workloadOrder: [Workload] = chains.flatMap { $0 }
 
 /// The workloads an engine runs (TokyoCabinet is the raw ceiling for the simple workloads only).
 func workloads(of engine: String) -> Set<Workload> {
     if engine == "TokyoCabinet" { return [.simpleInsert, .simpleFetch, .pointRead] }
+    if engine == "Larder" { return Set(Workload.allCases) }
     // FullText compares with SQLite FTS5, Documents with SQLite's JSON functions: no GRDB side.
-    return engine == "GRDB" ? Set(Workload.allCases).subtracting([.fullText, .documents]) : Set(Workload.allCases)
+    // Encryption is Larder's encrypted store against its plaintext one.
+    let others: Set<Workload> = engine == "GRDB" ? [.fullText, .documents, .encryption] : [.encryption]
+    return Set(Workload.allCases).subtracting(others)
 }
 
 /// Where this executable lives: `dirname argv0`, or /proc/self/exe when argv0 has no slash.

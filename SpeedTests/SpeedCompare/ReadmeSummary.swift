@@ -13,25 +13,6 @@ struct ReadmeSummary {
 
     let summaries: Summaries
 
-    /// The headline phase of each workload, and how the README names it.
-    private func headlines(_ sizes: WorkloadSizes) -> [(workload: String, phase: String, label: String)] {
-        [("ComplexInsert", "total", "ComplexInsert (\(sizes.complexRounds) × \(count(sizes.complexSongs)) songs in playlists)"),
-         ("ComplexFetch", "fetch", "ComplexFetch (playlists, first song of each)"),
-         ("SimpleInsert", "insert", "SimpleInsert (\(count(sizes.simpleSongs)) songs)"),
-         ("SimpleFetch", "fetch", "SimpleFetch (\(count(sizes.simpleSongs)) songs into objects)"),
-         ("SimpleUpdate", "update", "SimpleUpdate (every third song retitled)"),
-         ("PointRead", "autocommit", "PointRead (\(count(sizes.pointReads)) lookups, one call each)"),
-         ("FullText", "choice", "FullText `[[*choice*]]`, objects loaded (\(count(sizes.fullTextTitles)) titles)"),
-         ("Documents", "insertBatch", "Documents, insert (\(count(sizes.documents)) documents)"),
-         ("Documents", "findTag", "Documents, find `[tags] CONTAINS ?`"),
-         ("Documents", "count", "Documents, count `[address.country] = ?`"),
-         ("Documents", "update10pct", "Documents, update 10%")]
-    }
-
-    private func count(_ n: Int) -> String {
-        n >= 1_000_000 && n % 1_000_000 == 0 ? "\(n / 1_000_000)M" : n >= 1_000 && n % 1_000 == 0 ? "\(n / 1_000)k" : "\(n)"
-    }
-
     /// The table, between its markers.
     var block: String {
         let options = summaries.options
@@ -41,19 +22,42 @@ struct ReadmeSummary {
                      "",
                      "| workload | Larder `.full` | vs SQLite | vs GRDB | Larder `.noSync` | vs SQLite |",
                      "|---|---:|---:|---:|---:|---:|"]
-        for headline in headlines(sizes) {
+        for headline in Headline.all(sizes) {
             var row = "| \(headline.label) |"
             for (durability, ratios) in [("full", ["SQLite", "GRDB"]), ("nosync", ["SQLite"])] {
                 let key = GroupKey(durability: durability, workload: headline.workload, phase: headline.phase)
-                row += " \(summaries.summary(key, "Larder").map { formatTime($0.wall) } ?? "–") |"
+                let otherKey = GroupKey(durability: durability, workload: headline.workload, phase: headline.otherPhase)
+                let larder = summaries.summary(key, "Larder")
+                row += " \(larder.map { formatTime($0.wall) } ?? "–") |"
                 for engine in ratios {
-                    row += " \(summaries.ratio(key, engine).map { formatRatio($0.value) } ?? "–") |"
+                    let ratio = larder.flatMap { larder in summaries.summary(otherKey, engine).map { $0.wall / larder.wall } }
+                    row += " \(ratio.map(formatRatio) ?? "–") |"
                 }
             }
             lines.append(row)
         }
-        lines += ["", "A ratio is the other engine's time over Larder's: above 1, Larder is faster.", Self.endMarker]
+        lines += ["", "A ratio is the other engine's time over Larder's: above 1, Larder is faster."]
+        lines += encryptionTable(sizes)
+        lines.append(Self.endMarker)
         return lines.joined(separator: "\n")
+    }
+
+    /// What encryption costs Larder: its encrypted store's time over its plaintext one's, on the
+    /// same songs (key derivation excluded); empty when the run had no Encryption workload.
+    private func encryptionTable(_ sizes: WorkloadSizes) -> [String] {
+        let rows = ["insert", "fetch"].map { phase -> String in
+            let cells = ["full", "nosync"].map { durability -> String in
+                let key = { (kind: String) in GroupKey(durability: durability, workload: "Encryption", phase: "\(phase)_\(kind)") }
+                guard let plain = summaries.summary(key("plain"), "Larder"),
+                      let encrypted = summaries.summary(key("encrypted"), "Larder") else { return "–" }
+                return formatRatio(encrypted.wall / plain.wall)
+            }
+            return "| \(phase) | \(cells[0]) | \(cells[1]) |"
+        }
+        guard rows.contains(where: { !$0.hasSuffix("| – | – |") }) else { return [] }
+        return ["", "Encryption: Larder's encrypted store's time over its plaintext store's (\(Headline.count(sizes.encryptionSongs)) songs, "
+                    + "key derivation excluded; 1 is free):", "",
+                "| phase | `.full` | `.noSync` |", "|---|---:|---:|"] + rows
     }
 
     /// `text` with the block between its markers replaced by this one; nil when the markers

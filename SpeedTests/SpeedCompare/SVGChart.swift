@@ -1,70 +1,78 @@
-// SVGChart: results.svg: one bar per engine for each workload phase, relative to the slowest
-// engine of its group, with each bar's median and its ratio to Larder.
+// SVGChart: results.svg, the figure the README embeds: for each headline (Headline), in the
+// run's first durability (`.full` in `make speed`), how many times faster Larder is than SQLite
+// and GRDB, on a log scale centred on 1×
+// (a bar to the right: Larder is faster; to the left: slower). Times, sizes and memory are in the
+// tables of RESULTS.md.
 
 import Foundation
 import SpeedSupport
 
-/// The bar chart of a run.
+/// The ratio chart of a run.
 struct SVGChart {
     let summaries: Summaries
 
+    private static let engines = [("SQLite", "#ff7f0e"), ("GRDB", "#2ca02c")]
+    /// The ratios the axis spans; a ratio beyond is drawn at the end, with its value.
+    private static let lowest = 0.05, highest = 50.0
+
     var text: String {
         let sizes = WorkloadSizes(scale: Double(summaries.options.scale) ?? 1)
-        /// The chart leaves out ComplexInsert's middle rounds (they are in the tables).
-        let chartGroups = summaries.groups.filter { key in
-            guard key.workload == Workload.complexInsert.rawValue, key.phase.hasPrefix("round") else { return true }
-            return key.phase == "round1" || key.phase == "round\(sizes.complexRounds)"
+        let labelWidth = 370.0, axisLeft = 440.0, axisWidth = 470.0, barHeight = 11.0
+        let decades = log10(Self.highest) - log10(Self.lowest)
+        func x(_ ratio: Double) -> Double {
+            axisLeft + (log10(min(max(ratio, Self.lowest), Self.highest)) - log10(Self.lowest)) / decades * axisWidth
         }
-        let palette: [String: String] = ["Larder": "#1f77b4", "SQLite": "#ff7f0e", "GRDB": "#2ca02c", "TokyoCabinet": "#7f7f7f"]
-        let extraColors = ["#9467bd", "#8c564b", "#e377c2", "#17becf"]
-        func color(_ engine: String) -> String {
-            palette[engine] ?? extraColors[(summaries.engines.firstIndex(of: engine) ?? 0) % extraColors.count]
-        }
-
-        let width = 1000.0, labelRight = 200.0, barLeft = 210.0, barMax = 520.0
-        let barHeight = 14.0, barGap = 4.0, groupTitle = 20.0, groupGap = 14.0
-        var svgBody = ""
-        var y = 84.0
-        var lastDurability = ""
-        for key in chartGroups {
-            let present = summaries.engines.compactMap { engine in summaries.summary(key, engine).map { (engine, $0) } }
-            guard !present.isEmpty else { continue }
-            if key.durability != lastDurability {
-                lastDurability = key.durability
-                svgBody += "<text x=\"10\" y=\"\(y + 4)\" font-size=\"16\" font-weight=\"bold\">Durability \(xml(key.durability))</text>\n"
-                y += 26
+        var body = ""
+        var y = 70.0
+        for durability in summaries.options.durabilities.prefix(1) {
+            let rows = Headline.all(sizes).filter { headline in
+                summaries.summary(GroupKey(durability: durability, workload: headline.workload, phase: headline.phase), "Larder") != nil
             }
-            let slowest = present.map { $0.1.wall }.max() ?? 1
-            svgBody += "<text x=\"10\" y=\"\(y + 13)\" font-size=\"13\" font-weight=\"bold\">\(xml(key.workload)) · \(xml(key.phase))</text>\n"
-            y += groupTitle
-            for (engine, s) in present {
-                let length = slowest > 0 ? max(1, s.wall / slowest * barMax) : 1
-                var label = formatTime(s.wall)
-                if let r = summaries.ratio(key, engine) { label += " (\(r.label) \(formatRatio(r.value)))" }
-                svgBody += "<text x=\"\(labelRight)\" y=\"\(y + barHeight - 3)\" text-anchor=\"end\">\(xml(engine))</text>"
-                svgBody += "<rect x=\"\(barLeft)\" y=\"\(y)\" width=\"\(String(format: "%.1f", length))\" height=\"\(barHeight)\" fill=\"\(color(engine))\"/>"
-                svgBody += "<text x=\"\(String(format: "%.1f", barLeft + length + 6))\" y=\"\(y + barHeight - 3)\">\(xml(label))</text>\n"
-                y += barHeight + barGap
+            guard !rows.isEmpty else { continue }
+            body += "<text x=\"10\" y=\"\(y)\" font-size=\"14\" font-weight=\"bold\">Durability \(xml(durability))</text>\n"
+            y += 12
+            let top = y
+            for headline in rows {
+                let key = GroupKey(durability: durability, workload: headline.workload, phase: headline.phase)
+                let otherKey = GroupKey(durability: durability, workload: headline.workload, phase: headline.otherPhase)
+                body += "<text x=\"\(labelWidth)\" y=\"\(y + 15)\" text-anchor=\"end\">\(xml(headline.label.replacingOccurrences(of: "`", with: "")))</text>\n"
+                for (index, (engine, color)) in Self.engines.enumerated() {
+                    let barY = y + 3 + Double(index) * (barHeight + 1)
+                    guard let larder = summaries.summary(key, "Larder"), let other = summaries.summary(otherKey, engine) else { continue }
+                    let ratio = other.wall / larder.wall
+                    let (start, end) = (min(x(1), x(ratio)), max(x(1), x(ratio)))
+                    body += "<rect x=\"\(format(start))\" y=\"\(format(barY))\" width=\"\(format(max(end - start, 1)))\" height=\"\(barHeight)\" fill=\"\(color)\"/>"
+                    let labelX = ratio >= 1 ? end + 4 : start - 4
+                    body += "<text x=\"\(format(labelX))\" y=\"\(format(barY + 9))\" font-size=\"10\" text-anchor=\"\(ratio >= 1 ? "start" : "end")\">\(xml(formatRatio(ratio)))</text>\n"
+                }
+                y += 2 * (barHeight + 1) + 10
             }
-            y += groupGap
+            // The axis: ticks at the ratios a reader looks for, the 1× line across the rows.
+            for tick in [0.1, 0.2, 0.5, 1, 2, 5, 10, 20] {
+                let tickX = format(x(tick))
+                body += "<line x1=\"\(tickX)\" y1=\"\(format(top))\" x2=\"\(tickX)\" y2=\"\(format(y))\" stroke=\"\(tick == 1 ? "#333" : "#ddd")\"/>"
+                body += "<text x=\"\(tickX)\" y=\"\(format(y + 12))\" font-size=\"10\" text-anchor=\"middle\">\(tick.formatted())×</text>\n"
+            }
+            y += 34
         }
         var legend = ""
-        var legendX = 10.0
-        for engine in summaries.engines {
-            legend += "<rect x=\"\(legendX)\" y=\"52\" width=\"12\" height=\"12\" fill=\"\(color(engine))\"/><text x=\"\(legendX + 16)\" y=\"62\">\(xml(engine))</text>"
-            legendX += 30 + Double(engine.count) * 8
+        var legendX = axisLeft
+        for (engine, color) in Self.engines {
+            legend += "<rect x=\"\(legendX)\" y=\"42\" width=\"12\" height=\"12\" fill=\"\(color)\"/><text x=\"\(legendX + 16)\" y=\"52\">\(xml(engine))'s time / Larder's</text>"
+            legendX += 170
         }
-        let title = "Larder speed comparison: scale \(summaries.options.scale), median of \(summaries.options.repetitions) runs"
-        let subtitle = "Median wall time; each bar is relative to the slowest engine of its group (shorter is faster). ComplexInsert rounds 2–\(sizes.complexRounds - 1) are in RESULTS.md."
-        let svg = """
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(y + 10))" viewBox="0 0 \(Int(width)) \(Int(y + 10))" font-family="Helvetica, Arial, sans-serif" font-size="12">
+        let title = "Larder against SQLite and GRDB: scale \(summaries.options.scale), median of \(summaries.options.repetitions) runs"
+        let subtitle = "Right of 1×: Larder is faster; left: slower (log scale). Times, sizes and memory: SpeedTests/RESULTS.md."
+        return """
+            <svg xmlns="http://www.w3.org/2000/svg" width="960" height="\(Int(y))" viewBox="0 0 960 \(Int(y))" font-family="Helvetica, Arial, sans-serif" font-size="12">
             <rect width="100%" height="100%" fill="white"/>
-            <text x="10" y="22" font-size="15" font-weight="bold">\(xml(title))</text>
-            <text x="10" y="40">\(xml(subtitle))</text>
+            <text x="10" y="20" font-size="15" font-weight="bold">\(xml(title))</text>
+            <text x="10" y="36">\(xml(subtitle))</text>
             \(legend)
-            \(svgBody)</svg>
+            \(body)</svg>
 
             """
-        return svg
     }
+
+    private func format(_ value: Double) -> String { String(format: "%.1f", value) }
 }
