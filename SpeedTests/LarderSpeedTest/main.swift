@@ -54,27 +54,22 @@ func complexInsert() throws {
 }
 
 func complexFetch() throws {
-    var store: Store?
-    try reporter.measure(phase: "fetch", storePath: complexPath) {
-        let opened = try openStore(complexPath)
-        store = opened
-        let playlists = try opened.allObjects(of: Playlist.self)
-        var firstTitle = ""
-        for playlist in playlists {
-            let title = playlist.songs.first?.title ?? ""
-            if firstTitle.isEmpty { firstTitle = title }
-        }
-        return (playlists.count, firstTitle)
-    }
-    try store?.close()
+    try fetchPlaylists(phase: "fetch", as: Playlist.self) { $0.songs.first }
     // The same playlists with their songs as `[Song]`: a fault per reference.
-    try reporter.measure(phase: "fetchArray", storePath: complexPath) {
-        let opened = try openStore(complexPath, playlists: ArrayPlaylist.self)
+    try fetchPlaylists(phase: "fetchArray", as: ArrayPlaylist.self) { $0.songs.first }
+}
+
+/// Reads every playlist of the complex store as `type` and the title of each one's first song
+/// (`firstSong`), in a store opened (and closed) for the phase.
+func fetchPlaylists<P: StoredObject>(phase: String, as type: P.Type, firstSong: (P) -> Song?) throws {
+    var store: Store?
+    try reporter.measure(phase: phase, storePath: complexPath) {
+        let opened = try openStore(complexPath, playlists: type)
         store = opened
-        let playlists = try opened.allObjects(of: ArrayPlaylist.self)
+        let playlists = try opened.allObjects(of: type)
         var firstTitle = ""
         for playlist in playlists {
-            let title = playlist.songs.first?.title ?? ""
+            let title = firstSong(playlist)?.title ?? ""
             if firstTitle.isEmpty { firstTitle = title }
         }
         return (playlists.count, firstTitle)
@@ -89,14 +84,7 @@ func encryption() throws {
         let path = (arguments.directory as NSString).appendingPathComponent("\(name).larder")
         let store = try openStore(path, encryptionKey: key)
         try reporter.measure(phase: "insert_\(name)", storePath: path) {
-            for i in 1 ... sizes.encryptionSongs {
-                let song = Song()
-                song.title = "Test Song"
-                song.seconds = UInt32(i)
-                try store.insert(song)
-            }
-            try store.saveChanges()
-            return (try store.count(of: Song.self), "Test Song")
+            try insertSongs(sizes.encryptionSongs, into: store)
         }
         try store.close()
         let reader = try openStore(path, encryptionKey: key)
@@ -110,17 +98,22 @@ func encryption() throws {
     }
 }
 
+/// Inserts `count` songs titled "Test Song" (seconds 1, 2, ...) into `store` in one save.
+func insertSongs(_ count: Int, into store: Store) throws -> (count: Int, check: String) {
+    for i in 1 ... count {
+        let song = Song()
+        song.title = "Test Song"
+        song.seconds = UInt32(i)
+        try store.insert(song)
+    }
+    try store.saveChanges()
+    return (try store.count(of: Song.self), "Test Song")
+}
+
 func simpleInsert() throws {
     let store = try openStore(simplePath)
     try reporter.measure(phase: "insert", storePath: simplePath) {
-        for i in 1 ... sizes.simpleSongs {
-            let song = Song()
-            song.title = "Test Song"
-            song.seconds = UInt32(i)
-            try store.insert(song)
-        }
-        try store.saveChanges()
-        return (try store.count(of: Song.self), "Test Song")
+        try insertSongs(sizes.simpleSongs, into: store)
     }
     try store.close()
 }

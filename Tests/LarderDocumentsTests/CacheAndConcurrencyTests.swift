@@ -3,6 +3,7 @@
 
 import Foundation
 import Larder
+import LarderTestSupport
 import Testing
 @testable import LarderDocuments
 

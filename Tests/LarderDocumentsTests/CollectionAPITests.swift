@@ -4,6 +4,7 @@
 
 import Foundation
 import Larder
+import LarderTestSupport
 import Testing
 @testable import LarderDocuments
 

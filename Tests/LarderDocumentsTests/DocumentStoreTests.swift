@@ -2,6 +2,7 @@
 
 import Foundation
 import Larder
+import LarderTestSupport
 import Testing
 @testable import LarderDocuments
 

@@ -3,6 +3,7 @@
 // and indexes changed after preparing; the async and Codable forms.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import LarderDocuments
 

@@ -2,6 +2,7 @@
 // defaults, aliases, orderBy/limit/offset, and errors with positions.
 
 import Foundation
+import LarderTestSupport
 import Testing
 import Larder
 @testable import LarderDocuments

@@ -1,6 +1,7 @@
 // Updates through @Stored and through explicit willUpdate, discarding, and failed saves.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import Larder
 

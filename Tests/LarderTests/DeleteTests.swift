@@ -1,6 +1,7 @@
 // Deletes: delete rules, rowIDs never reused, references to deleted rows reading as nil.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import Larder
 

@@ -2,6 +2,7 @@
 // migration from plaintext, rekeying; and known-answer tests of the cipher primitives.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import Larder
 

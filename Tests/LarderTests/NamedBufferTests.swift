@@ -1,6 +1,7 @@
 // Named data buffers: bookmarks written at once, outside the unit of work.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import Larder
 

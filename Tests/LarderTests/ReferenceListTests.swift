@@ -1,6 +1,7 @@
 // ReferenceList: lazy ordered relationships that make objects only for the elements used.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import Larder
 

@@ -1,6 +1,7 @@
 // Ordered relationships, uniquing, faults and references of any class.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import Larder
 

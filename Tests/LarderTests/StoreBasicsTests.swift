@@ -1,6 +1,7 @@
 // Inserting, saving, reopening, counting and fetching objects.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import Larder
 

@@ -3,6 +3,7 @@
 // brute-force filter over the objects.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import Larder
 

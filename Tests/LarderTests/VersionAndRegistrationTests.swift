@@ -1,6 +1,7 @@
 // Per-instance versions and the class registry.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import Larder
 

@@ -4,16 +4,8 @@
 
 import Larder
 import Foundation
-import Testing
+import LarderTestSupport
 @testable import LarderDocuments
-
-/// The backends a test that does not look at files runs against.
-enum BackendKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case tokyoCabinet
-    case memory
-
-    var testDescription: String { rawValue }
-}
 
 final class TemporaryStore {
     let path = NSTemporaryDirectory() + "larder-documents-\(UUID().uuidString)"

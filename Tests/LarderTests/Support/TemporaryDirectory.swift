@@ -3,16 +3,8 @@
 // open reopens, as a process reopening the directory would).
 
 import Foundation
-import Testing
+import LarderTestSupport
 @testable import Larder
-
-/// The backends a test that does not look at files runs against.
-enum BackendKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case tokyoCabinet
-    case memory
-
-    var testDescription: String { rawValue }
-}
 
 final class TemporaryDirectory {
     let path: String

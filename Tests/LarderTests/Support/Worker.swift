@@ -73,20 +73,6 @@ enum Worker {
         return text
     }
 
-    /// Runs another executable of the package (built beside the test bundle) to completion.
-    static func runExecutable(_ name: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
-        let process = Process()
-        process.executableURL = url.deletingLastPathComponent().appendingPathComponent(name)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     /// Reads one line of the worker's output (blocking).
     static func readLine(from pipe: Pipe) -> String {
         var bytes: [UInt8] = []
