@@ -49,7 +49,7 @@ public final class Store {
     @exclusivity(unchecked) internal var faultErrors: [ObjectIdentifier: any Error] = [:]
     /// Encrypts and decrypts records when the store has a key.
     internal var cipher: RecordCipher?
-    /// PBKDF2 iterations for a new key (```rekey(to:iterations:compact:)```), from the configuration.
+    /// PBKDF2 iterations for a new key (``rekey(to:iterations:compact:)``), from the configuration.
     internal var keyDerivationIterations = Configuration().keyDerivationIterations
     /// The encryption settings record, when the store is encrypted.
     internal var encryptionRecord: EncryptionRecord?
