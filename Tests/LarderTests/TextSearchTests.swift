@@ -33,7 +33,8 @@ final class IndexedSong: StoredObject {
     }
 }
 
-/// A class whose indexed text is switched on by a test, to exercise rebuildTextIndex.
+/// A note that indexes its body only once a test says so (to exercise rebuildTextIndex). The switch is shared by the whole
+/// process: only one test uses it, and its cases run one at a time.
 final class LateIndexedNote: StoredObject {
     nonisolated(unsafe) static var indexesBody = false
     @Stored var body = ""
@@ -182,7 +183,8 @@ extension Store {
         #expect(!files.contains { $0.hasPrefix("_text") }, "\(files)")
     }
 
-    @Test(arguments: BackendKind.allCases) func rebuildIndexesObjectsSavedBeforeTheirClassDeclaredText(_ backend: BackendKind) throws {
+    // Serialized: both cases switch `LateIndexedNote.indexesBody`, which the whole process shares.
+    @Test(.serialized, arguments: BackendKind.allCases) func rebuildIndexesObjectsSavedBeforeTheirClassDeclaredText(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("fts", backend: backend)
         LateIndexedNote.indexesBody = false
         do {

@@ -9,7 +9,6 @@ final class Song: StoredObject {
     @Stored var seconds: UInt32 = 0
     /// Set by prepareForDelete: the playlists the song must leave.
     var playlistsToLeave: [Playlist] = []
-    nonisolated(unsafe) static var readCount = 0
 
     convenience init(title: String, seconds: UInt32) {
         self.init()
