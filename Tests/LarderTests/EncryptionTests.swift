@@ -1,5 +1,6 @@
-// Per-record encryption: round trips, wrong and missing keys, tampering, copied records,
-// migration from plaintext, rekeying; and known-answer tests of the cipher primitives.
+// Encryption: round trips, wrong and missing keys, tampering, copied pages, migration from
+// plaintext, rekeying; and known-answer tests of the cipher primitives. Class files' pages are
+// sealed whole (PageSeal); named buffers, metadata and text indexes record by record.
 
 import Foundation
 import LarderTestSupport
@@ -56,16 +57,23 @@ import Testing
         #expect(try store.verify().isHealthy)
     }
 
-    @Test(arguments: BackendKind.allCases) func equalRecordsEncryptToDifferentBytes(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.allCases) func equalPagesEncryptToDifferentBytes(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("crypt", backend: backend)
         let store = try open(directory, key: "k")
-        for _ in 1 ... 2 { try store.insert(Song(title: "same", seconds: 1)) }
+        let song = Song(title: "same", seconds: 1)
+        try store.insert(song)
         try store.saveChanges()
-        let values = try RawRecords(store, "Song").all().sorted { $0.key < $1.key }.map(\.value)
-        #expect(values.count == 2)
-        #expect(values[0] != values[1])
-        #expect(values[0].count == values[1].count)
-        #expect(values[0][0] == 0x03)
+        let first = try #require(try RawRecords(store, "Song").pages()[0])
+        song.title = "other"
+        try store.saveChanges()
+        song.title = "same"
+        try store.saveChanges()
+        let again = try #require(try RawRecords(store, "Song").pages()[0])
+        #expect(first[0] == PageSeal.format)
+        #expect(first.count == again.count)
+        #expect(first != again)   // a fresh nonce each time the page is sealed
+        // Inside, the record needs no envelope of its own: format 01, version, content.
+        #expect(try RawRecords(store, "Song").record(1)?.first == 0x01)
     }
 
     @Test(arguments: BackendKind.allCases) func aWrongKeyFailsAtOnceAndNoKeyIsRequired(_ backend: BackendKind) throws {
@@ -85,61 +93,71 @@ import Testing
         let directory = TemporaryDirectory("crypt", backend: backend)
         let store = try open(directory, key: "k")
         try insertSecrets(into: store)
-        // Flip one ciphertext byte of song 5 behind the store's back.
-        var record = try #require(try RawRecords(store, "Song").record(5))
-        record[2 + 12 + 3] ^= 0x01
-        try RawRecords(store, "Song").write([5: record])
+        for number in 21 ... 40 { try store.insert(Song(title: "\(Self.secret) \(number)", seconds: 1)) }
+        try store.saveChanges()
+        // Flip one ciphertext byte of page 0 (songs 1 to 20) behind the store's back.
+        var page = try #require(try RawRecords(store, "Song").pages()[0])
+        page[1 + 12 + 3] ^= 0x01
+        try RawRecords(store, "Song").putPage(page, number: 0)
         try store.close()
 
+        // The page's records are lost together (as SQLite's and SQLCipher's are with their
+        // page), reported for the row asked for; page 1 is untouched.
         let reopened = try open(directory, key: "k")
         #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 5)) { _ = try reopened.object(of: Song.self, rowID: 5) }
-        #expect(try reopened.object(of: Song.self, rowID: 6)?.title == "\(Self.secret) 6")
-        #expect(try reopened.verify().problems == [.corruptRecord(class: "Song", rowID: 5)])
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 6)) { _ = try reopened.object(of: Song.self, rowID: 6) }
+        #expect(try reopened.object(of: Song.self, rowID: 33)?.title == "\(Self.secret) 33")
+        let problems = try reopened.verify().problems
+        #expect(problems == [.corruptRecord(class: "Song", rowID: 0), .missingRecords(table: "Song", expected: 40, found: 9)], "\(problems)")
     }
 
-    @Test(arguments: BackendKind.allCases) func aRecordCopiedToAnotherRowOrClassFailsAuthentication(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.allCases) func aPageCopiedToAnotherPageOrClassFailsAuthentication(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("crypt", backend: backend)
         let store = try directory.store(configuration: Store.Configuration.quickKey("k"))
         try store.register(Song.self)
         try store.register(Strict.self)
-        try store.insert(Song(title: "one", seconds: 1))
-        try store.insert(Song(title: "two", seconds: 2))
+        for number in 1 ... 40 { try store.insert(Song(title: "song \(number)", seconds: 1)) }
         try store.saveChanges()
         try handOutRowIDs(1, of: Strict.self, in: store)
-        let first = try #require(try RawRecords(store, "Song").record(1))
-        try RawRecords(store, "Song").write([2: first])     // another row
-        try RawRecords(store, "Strict").write([1: first])   // another class, same rowID
+        let first = try #require(try RawRecords(store, "Song").pages()[0])
+        try RawRecords(store, "Song").putPage(first, number: 1)     // another page
+        try RawRecords(store, "Strict").putPage(first, number: 0)   // another class, same page
         store.discardChanges()
         try store.close()
 
         let reopened = try directory.store(configuration: Store.Configuration.quickKey("k"))
         try reopened.register(Song.self)
         try reopened.register(Strict.self)
-        #expect(try reopened.object(of: Song.self, rowID: 1)?.title == "one")
-        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 2)) { _ = try reopened.object(of: Song.self, rowID: 2) }
+        #expect(try reopened.object(of: Song.self, rowID: 1)?.title == "song 1")
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 33)) { _ = try reopened.object(of: Song.self, rowID: 33) }
         #expect(throws: StoreError.corruptRecord(class: "Strict", rowID: 1)) { _ = try reopened.object(of: Strict.self, rowID: 1) }
     }
 
-    @Test(arguments: BackendKind.allCases) func aPlaintextStoreBecomesEncryptedRecordByRecord(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.allCases) func aPlaintextStoresClassFilesAreSealedWhenEncryptionIsTurnedOn(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("crypt", backend: backend)
         do {
             let store = try open(directory, key: nil)
-            try insertLibrary(into: store, songs: 10, perPlaylist: 5)
+            try insertLibrary(into: store, songs: 40, perPlaylist: 5)
+            #expect(try RawRecords(store, "Song").pages().values.allSatisfy { $0.first == RecordPage.format })
             try store.close()
         }
         do {
             let store = try open(directory, key: "now secret")
-            #expect(try store.object(of: Song.self, rowID: 3)?.title == "Song 3")   // old plaintext record
-            try store.object(of: Song.self, rowID: 4)?.title = "Re-saved"             // written encrypted
+            // Sealed by the open that turned encryption on.
+            for table in ["Song", "Playlist"] {
+                let pages = try RawRecords(store, table).pages()
+                #expect(!pages.isEmpty && pages.values.allSatisfy { $0.first == PageSeal.format }, "\(table)")
+            }
+            #expect(try store.object(of: Song.self, rowID: 3)?.title == "Song 3")
+            try store.object(of: Song.self, rowID: 4)?.title = "Re-saved"
             try store.saveChanges()
             try store.close()
         }
         #expect(throws: StoreError.encryptionKeyRequired) { _ = try open(directory, key: nil) }
         let store = try open(directory, key: "now secret")
         #expect(try store.object(of: Song.self, rowID: 4)?.title == "Re-saved")
-        let formats = try RawRecords(store, "Song").all().mapValues { $0[0] }
-        #expect(formats[4] == 0x03)
-        #expect(formats[3] == 0x02)
+        #expect(try store.object(of: Song.self, rowID: 40)?.title == "Song 40")
+        #expect(try store.verify().isHealthy)
     }
 
     @Test func rekeyRewritesEverythingAtomicallyAndCanReturnToPlaintext() throws {
@@ -156,8 +174,8 @@ import Testing
         do {
             let store = try open(directory, key: "first")
             for table in ["Song", "Playlist"] {
-                let records = try RawRecords(store, table).all()
-                #expect(!records.isEmpty && records.values.allSatisfy { $0[0] == 0x03 }, "\(table)")
+                let pages = try RawRecords(store, table).pages()
+                #expect(!pages.isEmpty && pages.values.allSatisfy { $0[0] == PageSeal.format }, "\(table)")
             }
             try store.backend.forEachRecord(in: "_names") { _, value in
                 #expect(value[0] == 0x03, "_names")
@@ -190,16 +208,20 @@ import Testing
         let directory = TemporaryDirectory("crypt", backend: backend)
         let store = try open(directory, key: "k")
         try insertSecrets(into: store)
-        // A forged plaintext record with a valid checksum, put behind the store's back.
+        for number in 21 ... 40 { try store.insert(Song(title: "\(Self.secret) \(number)", seconds: 1)) }
+        try store.saveChanges()
+        // A forged plaintext record with a valid checksum, in an unsealed page put in place of
+        // the sealed one behind the store's back.
         var content = DataBuffer()
         content.write("forged title")
         content.write(UInt32(0))
         try RawRecords(store, "Song").write([3: RawRecords.sealed(content, rowID: 3)])
+        #expect(try RawRecords(store, "Song").pages()[0]?.first == RecordPage.format)
         store.discardChanges()
         try store.close()
         let reopened = try open(directory, key: "k")
         #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 3)) { _ = try reopened.object(of: Song.self, rowID: 3) }
-        #expect(try reopened.object(of: Song.self, rowID: 4)?.title == "\(Self.secret) 4")
+        #expect(try reopened.object(of: Song.self, rowID: 34)?.title == "\(Self.secret) 34")
     }
 
     @Test func theDefaultKeyDerivationIsAtLeast210000Iterations() {

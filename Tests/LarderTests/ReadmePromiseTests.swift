@@ -132,20 +132,26 @@ import Testing
         #expect(try store.titleMatches("[[what]]") == [10])
     }
 
-    // "Not protected: ... the size of each one (an encrypted record is its content plus 30
-    // bytes)", and named buffers are encrypted like objects.
+    // "Not protected: ... the size of each page of a class file (a sealed page is its records
+    // plus 29 bytes; a record in it, its content plus 4 bytes), and of each named buffer (its
+    // content plus 30 bytes)".
 
-    @Test func anEncryptedRecordIsItsContentPlus30Bytes() throws {
+    @Test func aSealedPageIsItsRecordsPlus29Bytes() throws {
         let directory = TemporaryDirectory("readme")
         let configuration = Store.Configuration.quickKey("correct horse")
         let store = try Store(path: directory.path, configuration: configuration)
         try store.register(Song.self)
-        let song = Song(title: String(repeating: "x", count: 77), seconds: 3)
-        try store.insert(song)
+        let songs = [Song(title: String(repeating: "x", count: 77), seconds: 3), Song(title: "y", seconds: 4)]
+        for song in songs { try store.insert(song) }
         try store.saveChanges()
-        var content = DataBuffer()
-        song.writeContent(to: &content)
-        #expect(try RawRecords(store, "Song").record(1)?.count == content.bytes.count + 30)
+        let contentSizes = songs.map { song in
+            var content = DataBuffer()
+            song.writeContent(to: &content)
+            return content.bytes.count
+        }
+        // Page format byte, then per record: slot, size (one byte below 128), format, version.
+        let page = 1 + contentSizes.reduce(0) { $0 + $1 + 4 }
+        #expect(try RawRecords(store, "Song").pages()[0]?.count == page + 29)
 
         var bookmark = DataBuffer()
         bookmark.write(String(repeating: "y", count: 41))
@@ -197,9 +203,13 @@ import Testing
         }
         let store = try Store(path: directory.path, configuration: configuration)
         try store.register(Song.self)
+        // The forger, without the key, could only replace the sealed page with one of their own.
         #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 3)) { _ = try store.object(of: Song.self, rowID: 3) }
-        #expect(try store.object(of: Song.self, rowID: 4)?.title == "Song 4")
-        #expect(try RawRecords(store, "Song").all().filter { $0.key != 3 }.values.allSatisfy { $0[0] == RecordEnvelope.encryptedFormat })
+        #expect(try RawRecords(store, "Playlist").pages().values.allSatisfy { $0[0] == PageSeal.format })
+        try store.backend.forEachRecord(in: Store.namesTable) { _, value in
+            #expect(value[0] == RecordEnvelope.encryptedFormat)
+            return true
+        }
     }
 
     // "Checking. store.verify() reads every record ... It changes nothing."

@@ -126,7 +126,8 @@ import Testing
             #expect(throws: StoreError.formatUpgradeRequired(version: 2)) {
                 _ = try Store(path: directory.path, configuration: readOnly)
             }
-            // A writer upgrades in one batch: every record moves into its page, unchanged.
+            // A writer upgrades in one batch: every record moves into its page (unchanged, or
+            // opened and sealed in a page sealed whole in an encrypted store).
             let store = try Store(path: directory.path, configuration: configuration)
             try store.register(Song.self)
             try store.register(Playlist.self)

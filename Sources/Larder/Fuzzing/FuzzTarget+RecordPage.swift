@@ -123,3 +123,55 @@ extension FuzzTarget {
                 [0] + key + [RecordEnvelope.plainFormat, 1] + content]
     }
 }
+
+extension FuzzTarget {
+    /// `[page number][stored page]` opened as a page of the class of scope 3 in a store with
+    /// the fuzzing key: a page sealed whole either fails to open (Damage, never a crash) or
+    /// opens into a page every reader agrees on; the seeds are pages sealed with that key.
+    package static let sealedPage = FuzzTarget(name: "sealedPage", seeds: sealedPageSeeds) { input throws(FuzzViolation) in
+        guard input.count >= 2, let cipher = try? RecordCipher(key: envelopeKey) else { return false }
+        let number = UInt64(input[0])
+        let sealing = PageSealing(cipher: cipher, scope: envelopeScope)
+        var opened: [UInt8] = []
+        return try withExactBytes(Array(input[1...])) { stored throws(FuzzViolation) in
+            let result = Result { () throws -> Bool in
+                try sealing.withOpenedPage(stored, number: number, scratch: &opened) { page, _ in
+                    let walked = try checkPage(page, number: number, layout: .objects)
+                    if PageSeal.isSealed(stored) {
+                        try FuzzViolation.check(!PageSeal.isSealed(page), "a sealed page opened into another sealed page")
+                    }
+                    return walked
+                }
+            }
+            switch result {
+            case .success(let walked): return walked
+            case .failure(let violation as FuzzViolation): throw violation
+            case .failure(let error):
+                try FuzzViolation.check(error is RecordPage.Damage, "a page failed to open with \(error), not Damage")
+                return false
+            }
+        }
+    }
+
+    /// Pages sealed whole with the fuzzing key, and one unsealed (as format 3 wrote them), whose
+    /// mutations reach the page walk.
+    @Sendable private static func sealedPageSeeds() -> [[UInt8]] {
+        guard let cipher = try? RecordCipher(key: envelopeKey) else { return [] }
+        return [[1], [0, 3, 31], [2, 9]].enumerated().compactMap { index, slots in
+            var page: [UInt8] = []
+            RecordPage.beginPage(in: &page, layout: .objects)
+            for slot in slots {
+                var envelope: [UInt8] = []
+                RecordEnvelope.appendPlain(version: 1, content: Array(repeating: UInt8(slot), count: slot % 9), to: &envelope)
+                envelope.withUnsafeBytes { RecordPage.appendEntry(slot: slot, envelope: $0, to: &page) }
+            }
+            RecordPage.finishPage(&page, layout: .objects)
+            if index == 2 { return [2] + page }
+            var scratch: [UInt8] = []
+            guard (try? PageSeal.seal(&page, number: 2, cipher: cipher, scope: envelopeScope, scratch: &scratch)) != nil else {
+                return nil
+            }
+            return [2] + page
+        }
+    }
+}

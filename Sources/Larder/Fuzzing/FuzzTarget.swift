@@ -29,7 +29,7 @@ package struct FuzzTarget: Sendable {
     }
 
     /// The targets of the Larder module's decoders.
-    package static let larderTargets: [FuzzTarget] = [dataBuffer, recordPage, recordEnvelope, commitJournal,
+    package static let larderTargets: [FuzzTarget] = [dataBuffer, recordPage, sealedPage, recordEnvelope, commitJournal,
                                                       classRecord, encryptionRecord, textIndex, searchQuery]
 }
 

@@ -9,8 +9,11 @@ package struct PageCache {
 
     /// The cached page's number; `.max` when nothing is cached.
     package private(set) var number: UInt64 = .max
-    /// Its bytes; empty when the file has no such page.
+    /// Its bytes (opened, for a page sealed whole); empty when the file has no such page.
     package private(set) var bytes: [UInt8] = []
+    /// The cipher that opens the cached page's envelopes: nil for a page that was sealed whole
+    /// (PageSealing), or in a plaintext store.
+    package private(set) var envelopeCipher: RecordCipher?
     /// True while a caller reads `bytes`.
     package var isInUse = false
 
@@ -18,16 +21,19 @@ package struct PageCache {
     @inline(__always)
     package func holds(_ number: UInt64) -> Bool { self.number == number }
 
-    /// Caches `page` (nil: the file has no such page) as page `number`.
-    package mutating func store(_ page: UnsafeRawBufferPointer?, as number: UInt64) {
+    /// Caches `page` (nil: the file has no such page) as page `number`, whose envelopes
+    /// `envelopeCipher` opens.
+    package mutating func store(_ page: UnsafeRawBufferPointer?, as number: UInt64, envelopeCipher: RecordCipher? = nil) {
         bytes.removeAll(keepingCapacity: true)
         if let page { bytes.appendBytes(page) }
         self.number = number
+        self.envelopeCipher = envelopeCipher
     }
 
     /// Forgets the cached page.
     package mutating func invalidate() {
         number = .max
         bytes.removeAll(keepingCapacity: true)
+        envelopeCipher = nil
     }
 }

@@ -1,6 +1,7 @@
-// PendingRecords: the records one save writes to one class file, sealed in their envelopes,
-// then grouped into pages (RecordPage): each page touched gets one put (or a delete, when its
-// last record goes), merged with the page as the file holds it.
+// PendingRecords: the records one save writes to one class file, in their envelopes, then
+// grouped into pages (RecordPage): each page touched gets one put (or a delete, when its last
+// record goes), merged with the page as the file holds it, and sealed whole in an encrypted
+// store (PageSealing).
 
 /// The sealed records and deletions of one class in one save.
 package struct PendingRecords {
@@ -27,15 +28,13 @@ package struct PendingRecords {
     /// True when nothing is pending.
     package var isEmpty: Bool { changes.isEmpty }
 
-    /// Adds `content` sealed (checksummed, or encrypted with `cipher` under `scope`, the
-    /// classID) as the record of `rowID`.
-    mutating func seal(rowID: UInt64, version: UInt8, content: [UInt8],
-                       cipher: RecordCipher?, scope: UInt64) throws(RecordEnvelope.Failure) {
+    /// Adds `content` in the envelope `sealing` writes (checksummed, or plain inside a page
+    /// to be sealed whole) as the record of `rowID`.
+    mutating func seal(rowID: UInt64, version: UInt8, content: [UInt8], for sealing: PageSealing) throws(RecordEnvelope.Failure) {
         let keyStart = bytes.count
         RowIDKey.append(rowID, to: &bytes)
         do {
-            try RecordEnvelope.append(version: version, content: content, to: &bytes, keyStart: keyStart,
-                                      cipher: cipher, scope: scope)
+            try sealing.appendEnvelope(version: version, content: content, to: &bytes, keyStart: keyStart)
         } catch {
             bytes.removeSubrange(keyStart...)
             throw error
@@ -51,6 +50,16 @@ package struct PendingRecords {
         add(Change(rowID: rowID, envelopeStart: start, envelopeCount: envelope.count))
     }
 
+    /// Adds every change of `other` after this one's.
+    package mutating func append(_ other: PendingRecords) {
+        let offset = bytes.count
+        bytes.append(contentsOf: other.bytes)
+        for change in other.changes {
+            add(Change(rowID: change.rowID, envelopeStart: change.envelopeCount >= 0 ? change.envelopeStart + offset : 0,
+                       envelopeCount: change.envelopeCount))
+        }
+    }
+
     /// Adds the deletion of `rowID`'s record.
     package mutating func delete(rowID: UInt64) {
         add(Change(rowID: rowID, envelopeStart: 0, envelopeCount: -1))
@@ -64,12 +73,19 @@ package struct PendingRecords {
     /// Adds to `batch` one put or delete of each page of `table` that the changes touch.
     ///
     /// `pageMayExist(number)` says whether the file may hold the page already (a record of it
-    /// was saved before): such a page is read from `backend` and merged; others are written as
-    /// new. Returns how many records the file gains (negative when it loses some). Throws
+    /// was saved before): such a page is read from `backend`, opened with `reading`, and
+    /// merged; others are written as new. Pages are written with `writing` (by default
+    /// `reading`; a rekey reads with the old key and writes with the new). Returns how many
+    /// records the file gains (negative when it loses some). Throws
     /// ``StoreError/corruptRecord(class:rowID:)`` (with the page's first rowID) when a page to
-    /// merge with does not parse.
+    /// merge with does not parse or open, or would carry a record over into a page of the
+    /// other kind (sealed whole or not).
     package func writePages(of table: String, to batch: inout WriteBatch, from backend: any Backend,
-                    pageMayExist: (UInt64) -> Bool) throws -> Int {
+                            reading: PageSealing = .unsealed, writing: PageSealing? = nil,
+                            pageMayExist: (UInt64) -> Bool) throws -> Int {
+        let writing = writing ?? reading
+        var opened: [UInt8] = []
+        var sealingScratch: [UInt8] = []
         // Stable: when a rowID appears twice, the later change wins.
         let ordered = isSorted ? changes : changes.enumerated()
             .sorted { ($0.element.rowID, $0.offset) < ($1.element.rowID, $1.offset) }.map(\.element)
@@ -88,16 +104,28 @@ package struct PendingRecords {
                 let mayExist = pageMayExist(number)
                 do {
                     if mayExist {
-                        try backend.readValue(forKey: key, in: table) { existing in
-                            (before, after) = try merge(existing, number: number, ordered[start ..< end], all, into: &page)
+                        try backend.readValue(forKey: key, in: table) { stored in
+                            guard let stored else {
+                                (before, after) = try merge(nil, number: number, ordered[start ..< end], all, into: &page,
+                                                            mayCarryOver: true)
+                                return
+                            }
+                            // Envelopes are copied as they are: only into a page of the same kind.
+                            let mayCarryOver = PageSeal.isSealed(stored) == writing.sealsPages
+                            try reading.withOpenedPage(stored, number: number, scratch: &opened, layout: layout) { existing, _ in
+                                (before, after) = try merge(existing, number: number, ordered[start ..< end], all, into: &page,
+                                                            mayCarryOver: mayCarryOver)
+                            }
                         }
                     } else {
-                        (before, after) = try merge(nil, number: number, ordered[start ..< end], all, into: &page)
+                        (before, after) = try merge(nil, number: number, ordered[start ..< end], all, into: &page,
+                                                    mayCarryOver: true)
                     }
                 } catch let damage as RecordPage.Damage {
                     throw StoreError.corruptRecord(class: table, rowID: damage.firstRowID)
                 }
                 if after > 0 {
+                    try writing.seal(&page, number: number, scratch: &sealingScratch)
                     let isNew = !mayExist
                     key.withUnsafeBytes { key in
                         page.withUnsafeBytes { value in
@@ -116,8 +144,10 @@ package struct PendingRecords {
 
     /// Writes page `number` into `page`: the records of `existing` (nil: none) with `changes`
     /// applied. Returns the record counts before and after; after 0, `page` is to be deleted.
+    /// Without `mayCarryOver`, a record of `existing` that no change replaces is damage (its
+    /// envelope is of the other kind of page).
     private func merge(_ existing: UnsafeRawBufferPointer?, number: UInt64, _ changes: ArraySlice<Change>,
-                       _ all: UnsafeRawBufferPointer, into page: inout [UInt8]) throws -> (Int, Int) {
+                       _ all: UnsafeRawBufferPointer, into page: inout [UInt8], mayCarryOver: Bool) throws -> (Int, Int) {
         let layout = layout
         var reader = try existing.map { page throws(RecordPage.Damage) in
             try RecordPage.Reader(page: page, firstRowID: layout.firstRowID(ofPage: number), layout: layout)
@@ -130,6 +160,7 @@ package struct PendingRecords {
         while index < changes.endIndex || current != nil {
             let changeSlot = index < changes.endIndex ? layout.slot(of: changes[index].rowID) : Int.max
             if let (slot, envelope) = current, slot < changeSlot {
+                guard mayCarryOver else { throw RecordPage.Damage(firstRowID: layout.firstRowID(ofPage: number)) }
                 RecordPage.appendEntry(slot: slot, envelope: envelope, to: &page)
                 after += 1
                 current = try reader?.next()

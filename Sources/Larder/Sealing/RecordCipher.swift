@@ -137,22 +137,34 @@ package final class RecordCipher {
 
     /// The plaintext of a sealed value, after checking its tag against `associatedData`.
     package func open(_ sealed: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer) throws(Failure) -> [UInt8] {
+        var plaintext: [UInt8] = []
+        try open(sealed, authenticating: associatedData, into: &plaintext)
+        return plaintext
+    }
+
+    /// Replaces the contents of `plaintext` (its storage reused) with the plaintext of a sealed
+    /// value, after checking its tag against `associatedData`; on a failure `plaintext` is
+    /// emptied, never left holding unauthenticated bytes.
+    package func open(_ sealed: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer,
+                      into plaintext: inout [UInt8]) throws(Failure) {
+        plaintext.removeAll(keepingCapacity: true)
         guard sealed.count >= Self.overhead, let base = sealed.baseAddress else { throw .authenticationFailed }
         let ciphertextCount = sealed.count - Self.overhead
         let ciphertext = UnsafeRawBufferPointer(start: base + Self.nonceSize, count: ciphertextCount)
-        var tag = Array(UnsafeRawBufferPointer(start: base + Self.nonceSize + ciphertextCount, count: Self.tagSize))
-        var plaintext = [UInt8](repeating: 0, count: ciphertextCount)
+        // GCM's tag is set through a mutable pointer; OpenSSL only reads it.
+        let tag = UnsafeMutableRawPointer(mutating: base + Self.nonceSize + ciphertextCount)
+        plaintext.append(contentsOf: repeatElement(0, count: ciphertextCount))
         let ok: Bool = plaintext.withUnsafeMutableBufferPointer { output in
-            tag.withUnsafeMutableBytes { tag in
-                start(encrypting: false, nonce: base.assumingMemoryBound(to: UInt8.self))
-                    && update(associatedData: associatedData)
-                    && update(input: ciphertext, output: output.baseAddress)
-                    && EVP_CIPHER_CTX_ctrl(currentContext, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), tag.baseAddress) == 1
-                    && finish()
-            }
+            start(encrypting: false, nonce: base.assumingMemoryBound(to: UInt8.self))
+                && update(associatedData: associatedData)
+                && update(input: ciphertext, output: output.baseAddress)
+                && EVP_CIPHER_CTX_ctrl(currentContext, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), tag) == 1
+                && finish()
         }
-        guard ok else { throw .authenticationFailed }
-        return plaintext
+        guard ok else {
+            plaintext.removeAll(keepingCapacity: true)
+            throw .authenticationFailed
+        }
     }
 
     /// A fresh random nonce, from the pool (refilled from OpenSSL's RAND_bytes).
@@ -194,7 +206,10 @@ package final class RecordCipher {
 
     private func finish() -> Bool {
         var length: Int32 = 0
-        var scratch = [UInt8](repeating: 0, count: 16)
-        return scratch.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(currentContext, $0.baseAddress, &length) } == 1
+        // GCM writes nothing here (it is a stream mode), but OpenSSL asks for a block's room.
+        var scratch: (UInt64, UInt64) = (0, 0)
+        return withUnsafeMutableBytes(of: &scratch) {
+            EVP_CipherFinal_ex(currentContext, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), &length)
+        } == 1
     }
 }

@@ -5,7 +5,8 @@
 //   0x03  [0x03][version][nonce 12][AES-256-GCM ciphertext of content][tag 16]
 //         associated data: scope (8 bytes LE: the class ID, 0 for named buffers) + key + the
 //         two header bytes
-//   0x01  [0x01][version][content...]   (no checksum; written by the first versions, still read)
+//   0x01  [0x01][version][content...]   (no checksum: written by the first versions, and inside a
+//         page sealed whole, whose tag covers it; PageSeal)
 //
 // The checksum (or the tag) covers the record's key, so damaged bytes and a record copied
 // under another key (or class) are both detected. See docs/FORMAT.md.
@@ -55,6 +56,14 @@ internal enum RecordEnvelope {
         } catch {
             throw .cipherFailure("\(error)")
         }
+    }
+
+    /// Appends a plain record (format 0x01) for `content` to `bytes`: only for a page sealed
+    /// whole (PageSeal), whose authentication covers it.
+    static func appendPlain(version: UInt8, content: [UInt8], to bytes: inout [UInt8]) {
+        bytes.append(plainFormat)
+        bytes.append(version)
+        bytes.append(contentsOf: content)
     }
 
     /// Opens a record stored under `key` into `buffer` (whose storage is reused): its

@@ -50,27 +50,30 @@ extension Store {
     }
 
     /// Adds to `batch` every page of the class file `table`, with each record opened with the
-    /// current cipher and sealed with `newCipher`.
-    private func resealClassFile(_ table: String, scope: UInt64, into batch: inout WriteBatch,
-                                 with newCipher: RecordCipher?) throws {
+    /// current cipher and the page sealed whole with `newCipher` (or checksummed record by
+    /// record, for nil). A format upgrade reseals with the same cipher.
+    internal func resealClassFile(_ table: String, scope: UInt64, into batch: inout WriteBatch,
+                                  with newCipher: RecordCipher?) throws {
         var pending = PendingRecords()
-        try forEachRecord(inClassFile: table) { rowID, envelope, key in
-            let content = try openForRekey(envelope, key: key, scope: scope) {
+        let writing = PageSealing(cipher: newCipher, scope: scope)
+        try forEachRecord(inClassFile: table) { rowID, envelope, key, envelopeCipher in
+            let content = try openForRekey(envelope, key: key, cipher: envelopeCipher, scope: scope) {
                 StoreError.corruptRecord(class: table, rowID: rowID)
             }
             do {
-                try pending.seal(rowID: rowID, version: content.versionOfData, content: content.bytes,
-                                 cipher: newCipher, scope: scope)
+                try pending.seal(rowID: rowID, version: content.versionOfData, content: content.bytes, for: writing)
             } catch {
                 throw StoreError.encryptionFailure(reason: "\(error)")
             }
         }
-        _ = try pending.writePages(of: table, to: &batch, from: backend) { _ in true }
+        _ = try pending.writePages(of: table, to: &batch, from: backend, reading: pageSealing(scope: scope),
+                                   writing: writing) { _ in true }
     }
 
-    /// Opens a record with the current cipher, for a rekey.
-    private func openForRekey(_ envelope: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, scope: UInt64,
-                              damaged: () -> StoreError) throws -> DataBuffer {
+    /// Opens a record with `cipher` (the current one; nil inside a page sealed whole), for a
+    /// rekey.
+    private func openForRekey(_ envelope: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, cipher: RecordCipher?,
+                              scope: UInt64, damaged: () -> StoreError) throws -> DataBuffer {
         do {
             return try RecordEnvelope.open(envelope, key: key, cipher: cipher, scope: scope)
         } catch RecordEnvelope.Failure.encryptedWithoutKey {
@@ -97,7 +100,7 @@ extension Store {
     private func reseal(table: String, scope: UInt64, into batch: inout WriteBatch, with newCipher: RecordCipher?,
                         damaged: (UnsafeRawBufferPointer) -> StoreError) throws {
         try backend.forEachRecord(in: table) { key, value in
-            let content = try openForRekey(value, key: key, scope: scope) { damaged(key) }
+            let content = try openForRekey(value, key: key, cipher: cipher, scope: scope) { damaged(key) }
             try batch.putSealed(content, forKey: Array(key), in: table, cipher: newCipher, scope: scope)
             return true
         }

@@ -90,9 +90,11 @@ extension Store {
         }
         // RowIDs at or above the next one were never handed out: no such object.
         guard rowID >= 1, rowID < entry.nextRowID else { return nil }
-        return try withRecord(of: rowID, entry: entry) { envelope, key in
+        return try withRecord(of: rowID, entry: entry) { envelope, key, envelopeCipher in
             guard let envelope else { return nil }
-            return try withReadScratch { try materialize(rowID: rowID, record: envelope, key: key, entry: entry, scratch: &$0) }
+            return try withReadScratch {
+                try materialize(rowID: rowID, record: envelope, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &$0)
+            }
         }
     }
 
@@ -104,7 +106,7 @@ extension Store {
         defer { enumerationDepth -= 1 }
         // One buffer for every record: its storage is reused instead of allocated per object.
         var scratch = DataBuffer()
-        try forEachRecord(inClassFile: entry.name) { rowID, record, key in
+        try forEachRecord(inClassFile: entry.name) { rowID, record, key, envelopeCipher in
             // A rowID never handed out is damage (a flipped bit must not become an object, nor
             // a page of the identity map at a huge index).
             guard rowID >= 1, rowID < entry.nextRowID else {
@@ -112,10 +114,13 @@ extension Store {
             }
             if let live = entry.liveObject(rowID) {
                 guard live.pendingChange != .deleted else { return }
-                if !live.hasContent { try fill(live, from: record, key: key, entry: entry, scratch: &scratch) }
+                if !live.hasContent {
+                    try fill(live, from: record, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)
+                }
                 try body(live)
             } else {
-                try body(try materialize(rowID: rowID, record: record, key: key, entry: entry, scratch: &scratch))
+                try body(try materialize(rowID: rowID, record: record, key: key, envelopeCipher: envelopeCipher,
+                                         entry: entry, scratch: &scratch))
             }
         }
         guard entry.pendingInsertCount > 0 else { return }
@@ -156,30 +161,33 @@ extension Store {
         guard let entry = object.entry else {
             throw StoreError.objectNotInStore(class: type(of: object).storageName)
         }
-        try withRecord(of: object.rowID, entry: entry) { envelope, key in
+        try withRecord(of: object.rowID, entry: entry) { envelope, key, envelopeCipher in
             guard let envelope else { throw StoreError.missingRecord(class: entry.name, rowID: object.rowID) }
-            try withReadScratch { try fill(object, from: envelope, key: key, entry: entry, scratch: &$0) }
+            try withReadScratch {
+                try fill(object, from: envelope, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &$0)
+            }
         }
     }
 
     /// A new live object for a record read from the class file.
     private func materialize(rowID: UInt64, record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
-                             entry: ClassEntry, scratch: inout DataBuffer) throws -> StoredObject {
+                             envelopeCipher: RecordCipher?, entry: ClassEntry, scratch: inout DataBuffer) throws -> StoredObject {
         let object = entry.type.init()
         object.attach(to: self, entry: entry, rowID: rowID)
         object.hasContent = false
         entry.remember(object)
-        try fill(object, from: record, key: key, entry: entry, scratch: &scratch)
+        try fill(object, from: record, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)
         return object
     }
 
-    /// Reads `record` into `object`, which becomes an object with content. Writes made while
-    /// reading are not tracked as updates.
+    /// Reads `record` into `object`, which becomes an object with content; `envelopeCipher`
+    /// opens the record's envelope (nil inside a page sealed whole). Writes made while reading
+    /// are not tracked as updates.
     private func fill(_ object: StoredObject, from record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
-                      entry: ClassEntry, scratch buffer: inout DataBuffer) throws {
+                      envelopeCipher: RecordCipher?, entry: ClassEntry, scratch buffer: inout DataBuffer) throws {
         do {
-            try RecordEnvelope.open(record, key: key, cipher: cipher, scope: entry.classID, into: &buffer)
-        } catch .encryptedWithoutKey {
+            try RecordEnvelope.open(record, key: key, cipher: envelopeCipher, scope: entry.classID, into: &buffer)
+        } catch .encryptedWithoutKey where cipher == nil {
             throw StoreError.encryptionKeyRequired
         } catch {
             throw StoreError.corruptRecord(class: entry.name, rowID: object.rowID)

@@ -116,9 +116,10 @@ extension Store {
         return foundFormat
     }
 
-    /// Writes what an older or new store lacks, in one batch: records moved into pages, the
-    /// format record, the encryption settings in their current form with every other metadata
-    /// record sealed, or (with `newKey`, for a plaintext store) encryption turned on.
+    /// Writes what an older or new store lacks, in one batch: records moved into pages, pages
+    /// sealed whole, the format record, the encryption settings in their current form with
+    /// every other metadata record sealed, or (with `newKey`, for a plaintext store) encryption
+    /// turned on.
     private func bringUpToDate(_ stored: [[UInt8]: [UInt8]], foundFormat: UInt64?, upgradedRecord: EncryptionRecord?,
                                newKey: String?) throws {
         // A store with classes and no format record predates the format record: format 1.
@@ -128,14 +129,6 @@ extension Store {
             if needsPages { throw StoreError.formatUpgradeRequired(version: format) }
             if newKey != nil { throw StoreError.readOnly }
             return
-        }
-        var batch = WriteBatch()
-        if needsPages { try addUpgradeToPages(to: &batch) }
-        var replacing: [[UInt8]: DataBuffer] = [:]
-        if foundFormat != Self.formatVersion {
-            var buffer = DataBuffer()
-            buffer.writeVarInt(Self.formatVersion)
-            replacing[Self.formatKey] = buffer
         }
         var newRecord = upgradedRecord
         if let newKey {
@@ -147,6 +140,22 @@ extension Store {
             newRecord = record
             cipher = newCipher
         }
+        var batch = WriteBatch()
+        if needsPages {
+            try addUpgradeToPages(to: &batch)
+        } else if cipher != nil && (format < Self.firstFormatWithSealedPages || newKey != nil) {
+            // Pages of records sealed one by one (or not at all, before encryption was turned
+            // on) are sealed whole.
+            for (name, record) in records.sorted(by: { $0.key < $1.key }) {
+                try addPagesSealedWhole(ofClassFile: name, scope: record.classID, to: &batch)
+            }
+        }
+        var replacing: [[UInt8]: DataBuffer] = [:]
+        if foundFormat != Self.formatVersion {
+            var buffer = DataBuffer()
+            buffer.writeVarInt(Self.formatVersion)
+            replacing[Self.formatKey] = buffer
+        }
         if let newRecord {
             // The record's current form says every other metadata record is sealed: seal them
             // in the same batch.
@@ -155,8 +164,7 @@ extension Store {
         } else {
             for (key, content) in replacing { try addMetadata(content, forKey: key, to: &batch) }
         }
-        guard !batch.isEmpty else { return }
-        try applyToBackend(batch)
+        if !batch.isEmpty { try applyToBackend(batch) }
         if let newRecord { encryptionRecord = newRecord }
     }
 

@@ -3,32 +3,63 @@
 // records (RecordPage); nothing above this file sees pages.
 
 extension Store {
-    /// Calls `body` with the envelope of `rowID`'s record (nil when the class file has none)
-    /// and the record's key bytes. Throws ``StoreError/corruptRecord(class:rowID:)`` when the
-    /// page that holds it is damaged.
+    /// How the pages of the class file of class ID `scope` are sealed: whole with the store's
+    /// key, in an encrypted store.
+    internal func pageSealing(scope: UInt64) -> PageSealing {
+        PageSealing(cipher: cipher, scope: scope)
+    }
+
+    /// Calls `body` with the envelope of `rowID`'s record (nil when the class file has none),
+    /// the record's key bytes and the cipher that opens the envelope (nil inside a page sealed
+    /// whole). Throws ``StoreError/corruptRecord(class:rowID:)`` when the page that holds it is
+    /// damaged.
     internal func withRecord<R>(of rowID: UInt64, entry: ClassEntry,
-                                _ body: (_ envelope: UnsafeRawBufferPointer?, _ key: UnsafeRawBufferPointer) throws -> R) throws -> R {
+                                _ body: (_ envelope: UnsafeRawBufferPointer?, _ key: UnsafeRawBufferPointer,
+                                         _ envelopeCipher: RecordCipher?) throws -> R) throws -> R {
         let number = RecordPage.number(of: rowID)
+        let sealing = pageSealing(scope: entry.classID)
         guard !entry.pageCache.isInUse else {
             // A read inside a read of this class (a readContent that faults in a neighbour).
             return try backend.withValue(forKey: RecordPage.key(forPage: number), in: entry.name) { page in
-                try Self.withRecord(of: rowID, in: page, entry: entry, body)
+                guard let page else { return try Self.withRecord(of: rowID, in: nil, entry: entry, envelopeCipher: nil, body) }
+                var opened: [UInt8] = []
+                return try Self.opening(page, number: number, with: sealing, scratch: &opened, entry: entry, for: rowID) { page, envelopeCipher in
+                    try Self.withRecord(of: rowID, in: page, entry: entry, envelopeCipher: envelopeCipher, body)
+                }
             }
         }
         if !entry.pageCache.holds(number) {
             try backend.readValue(forKey: RecordPage.key(forPage: number), in: entry.name) { page in
-                entry.pageCache.store(page, as: number)
+                guard let page else { return entry.pageCache.store(nil, as: number) }
+                try Self.opening(page, number: number, with: sealing, scratch: &openedPageScratch, entry: entry,
+                                 for: rowID) { page, envelopeCipher in
+                    entry.pageCache.store(page, as: number, envelopeCipher: envelopeCipher)
+                }
             }
         }
         entry.pageCache.isInUse = true
         defer { entry.pageCache.isInUse = false }
+        let envelopeCipher = entry.pageCache.envelopeCipher
         return try entry.pageCache.bytes.withUnsafeBytes { page in
-            try Self.withRecord(of: rowID, in: page.isEmpty ? nil : page, entry: entry, body)
+            try Self.withRecord(of: rowID, in: page.isEmpty ? nil : page, entry: entry, envelopeCipher: envelopeCipher, body)
+        }
+    }
+
+    /// Calls `body` with `page` opened by `sealing`; a page that does not open throws
+    /// ``StoreError/corruptRecord(class:rowID:)`` for `rowID`, the record asked for.
+    private static func opening<R>(_ page: UnsafeRawBufferPointer, number: UInt64, with sealing: PageSealing,
+                                   scratch: inout [UInt8], entry: ClassEntry, for rowID: UInt64,
+                                   _ body: (UnsafeRawBufferPointer, RecordCipher?) throws -> R) throws -> R {
+        do {
+            return try sealing.withOpenedPage(page, number: number, scratch: &scratch, body)
+        } catch is RecordPage.Damage {
+            throw StoreError.corruptRecord(class: entry.name, rowID: rowID)
         }
     }
 
     private static func withRecord<R>(of rowID: UInt64, in page: UnsafeRawBufferPointer?, entry: ClassEntry,
-                                      _ body: (UnsafeRawBufferPointer?, UnsafeRawBufferPointer) throws -> R) throws -> R {
+                                      envelopeCipher: RecordCipher?,
+                                      _ body: (UnsafeRawBufferPointer?, UnsafeRawBufferPointer, RecordCipher?) throws -> R) throws -> R {
         var envelope: UnsafeRawBufferPointer?
         if let page {
             do {
@@ -37,32 +68,39 @@ extension Store {
                 throw StoreError.corruptRecord(class: entry.name, rowID: rowID)
             }
         }
-        return try withUnsafeBytes(of: rowID.bigEndian) { key in try body(envelope, key) }
+        return try withUnsafeBytes(of: rowID.bigEndian) { key in try body(envelope, key, envelopeCipher) }
     }
 
     /// Calls `body` with the rowID, envelope and key bytes of every record in the class file
-    /// `table`, in storage order. A damaged page or a key that is not a page's throws
+    /// `table`, in storage order, and the cipher that opens the envelope (nil inside a page
+    /// sealed whole). A damaged page or a key that is not a page's throws
     /// ``StoreError/corruptRecord(class:rowID:)``.
     internal func forEachRecord(inClassFile table: String,
-                                _ body: (_ rowID: UInt64, _ envelope: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer) throws -> Void) throws {
-        try forEachPage(inClassFile: table) { number, page in
+                                _ body: (_ rowID: UInt64, _ envelope: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer,
+                                         _ envelopeCipher: RecordCipher?) throws -> Void) throws {
+        try forEachPage(inClassFile: table) { number, page, envelopeCipher in
             try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
-                try withUnsafeBytes(of: rowID.bigEndian) { key in try body(rowID, envelope, key) }
+                try withUnsafeBytes(of: rowID.bigEndian) { key in try body(rowID, envelope, key, envelopeCipher) }
             }
         }
     }
 
-    /// Calls `body` with the number and bytes of every page of the class file `table`, in
-    /// storage order. A key that is not a page's, or a ``RecordPage/Damage`` thrown by `body`,
-    /// throws ``StoreError/corruptRecord(class:rowID:)``.
+    /// Calls `body` with the number and (opened) bytes of every page of the class file
+    /// `table`, in storage order, and the cipher that opens its envelopes. A key that is not a
+    /// page's, a page that does not open, or a ``RecordPage/Damage`` thrown by `body`, throws
+    /// ``StoreError/corruptRecord(class:rowID:)``.
     private func forEachPage(inClassFile table: String,
-                             _ body: (_ number: UInt64, _ page: UnsafeRawBufferPointer) throws -> Void) throws {
+                             _ body: (_ number: UInt64, _ page: UnsafeRawBufferPointer, _ envelopeCipher: RecordCipher?) throws -> Void) throws {
+        let sealing = pageSealing(scope: records[table]?.classID ?? 0)
+        var opened: [UInt8] = []
         try backend.forEachRecord(in: table) { key, page in
             guard let number = RecordPage.number(inKey: key) else {
                 throw StoreError.corruptRecord(class: table, rowID: RowIDKey.rowID(in: key) ?? 0)
             }
             do {
-                try body(number, page)
+                try sealing.withOpenedPage(page, number: number, scratch: &opened) { page, envelopeCipher in
+                    try body(number, page, envelopeCipher)
+                }
             } catch let damage as RecordPage.Damage {
                 throw StoreError.corruptRecord(class: table, rowID: damage.firstRowID)
             }
@@ -75,7 +113,7 @@ extension Store {
     internal func savedRecordCount(of entry: ClassEntry) throws -> Int {
         if let count = entry.savedRecordCount { return count }
         var count = 0
-        try forEachPage(inClassFile: entry.name) { number, page in
+        try forEachPage(inClassFile: entry.name) { number, page, _ in
             count += try RecordPage.recordCount(in: page, number: number)
         }
         entry.savedRecordCount = count
@@ -104,7 +142,8 @@ extension Store {
         var gains: [(entry: ClassEntry, gained: Int)] = []
         for entry in entriesByType.values.sorted(by: { $0.classID < $1.classID }) where !entry.pendingRecords.isEmpty {
             let savedNextRowID = entry.savedNextRowID
-            let gained = try entry.pendingRecords.writePages(of: entry.name, to: &batch, from: backend) { number in
+            let sealing = pageSealing(scope: entry.classID)
+            let gained = try entry.pendingRecords.writePages(of: entry.name, to: &batch, from: backend, reading: sealing) { number in
                 RecordPage.firstRowID(ofPage: number) < savedNextRowID
             }
             gains.append((entry, gained))

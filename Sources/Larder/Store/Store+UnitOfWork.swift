@@ -231,7 +231,7 @@ extension Store {
         object.writeContent(to: &buffer)
         do {
             try entry.pendingRecords.seal(rowID: object.rowID, version: entry.version, content: buffer.bytes,
-                                          cipher: cipher, scope: entry.classID)
+                                          for: pageSealing(scope: entry.classID))
         } catch {
             throw StoreError.encryptionFailure(reason: "\(error)")
         }

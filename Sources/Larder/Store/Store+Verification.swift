@@ -17,13 +17,16 @@ extension Store {
         var existing: [String: Set<UInt64>] = [:]
         var references: [(fromClass: String, fromRowID: UInt64, toClass: String, toRowID: UInt64)] = []
         var indexedTexts: [String: [UInt64: RowText]] = [:]
+        // Pages reported damaged, by class: references into them are not reported again.
+        var damagedPages: [String: Set<UInt64>] = [:]
 
         for name in records.keys.sorted() {
             guard let record = records[name] else { continue }
             let entry = entriesByName[name]
             var summary = VerificationReport.ClassSummary(name: name, recordCount: 0, byteCount: 0, decoded: entry != nil)
             var rowIDs = Set<UInt64>()
-            func check(_ rowID: UInt64, _ envelope: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer) {
+            func check(_ rowID: UInt64, _ envelope: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer,
+                       _ envelopeCipher: RecordCipher?) {
                 summary.recordCount += 1
                 rowIDs.insert(rowID)
                 if rowID >= (entry?.nextRowID ?? record.nextRowID) || record.deletedRowIDs.contains(rowID) {
@@ -31,7 +34,7 @@ extension Store {
                 }
                 var buffer: DataBuffer
                 do {
-                    buffer = try RecordEnvelope.open(envelope, key: key, cipher: cipher, scope: record.classID)
+                    buffer = try RecordEnvelope.open(envelope, key: key, cipher: envelopeCipher, scope: record.classID)
                 } catch {
                     report.problems.append(.corruptRecord(class: name, rowID: rowID))
                     return
@@ -52,6 +55,8 @@ extension Store {
                     report.problems.append(.undecodableRecord(class: name, rowID: rowID, reason: "\(error)"))
                 }
             }
+            let sealing = pageSealing(scope: record.classID)
+            var opened: [UInt8] = []
             try backend.forEachRecord(in: name) { key, page in
                 summary.byteCount += page.count
                 guard let number = RecordPage.number(inKey: key) else {
@@ -59,12 +64,15 @@ extension Store {
                     return true
                 }
                 do {
-                    try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
-                        withUnsafeBytes(of: rowID.bigEndian) { key in check(rowID, envelope, key) }
+                    try sealing.withOpenedPage(page, number: number, scratch: &opened) { page, envelopeCipher in
+                        try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
+                            withUnsafeBytes(of: rowID.bigEndian) { key in check(rowID, envelope, key, envelopeCipher) }
+                        }
                     }
                 } catch {
                     // The records before the damage were checked; the rest of the page cannot be.
                     report.problems.append(.corruptRecord(class: name, rowID: (error as? RecordPage.Damage)?.firstRowID ?? 0))
+                    damagedPages[name, default: []].insert(number)
                 }
                 return true
             }
@@ -76,6 +84,7 @@ extension Store {
             report.classes.append(summary)
         }
         for reference in references where existing[reference.toClass]?.contains(reference.toRowID) != true {
+            if damagedPages[reference.toClass]?.contains(RecordPage.number(of: reference.toRowID)) == true { continue }
             // A reference to a deleted row reads as nil by design: worth knowing, not damage.
             if records[reference.toClass]?.deletedRowIDs.contains(reference.toRowID) == true {
                 report.referencesToDeletedRows += 1

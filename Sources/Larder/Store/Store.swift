@@ -44,6 +44,8 @@ public final class Store {
     /// ``withReadScratch(_:)``).
     @exclusivity(unchecked) private var readScratch = DataBuffer()
     @exclusivity(unchecked) private var readScratchInUse = false
+    /// The storage a page sealed whole is opened into on its way to a class's page cache.
+    @exclusivity(unchecked) internal var openedPageScratch: [UInt8] = []
     /// The last automatic fault-in error of each object whose fault-in failed
     /// (``StoredObject/faultError``).
     @exclusivity(unchecked) internal var faultErrors: [ObjectIdentifier: any Error] = [:]
@@ -64,8 +66,9 @@ public final class Store {
     internal static let namesTable = "_names"
     /// The store format this version of Larder writes and reads.
     /// 1: records without checksums; 2: checksummed (and encrypted) records, commit journal;
-    /// 3: object records grouped into pages of 32 rowIDs (RecordPage).
-    internal static let formatVersion: UInt64 = 3
+    /// 3: object records grouped into pages of 32 rowIDs (RecordPage); 4: an encrypted store's
+    /// pages sealed whole (PageSeal), not record by record.
+    internal static let formatVersion: UInt64 = 4
     internal static let formatKey = Array("format".utf8)
 
     /// Opens a store on `backend`, reading its class registry.

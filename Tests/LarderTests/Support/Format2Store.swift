@@ -1,15 +1,18 @@
-// Format 2 stores, as the Larder before record pages wrote them: made from a format 3 store, for
+// Format 2 stores, as the Larder before record pages wrote them: made from a current store, for
 // the tests of the format upgrade.
 
 @testable import Larder
 
-/// Turns the format 3 store in `directory` back into format 2: every record of `tables` under
+/// Turns the store in `directory` back into format 2: every record of `tables` under
 /// its 8-byte rowID key, no pages, format record 2 and, for an encrypted store (whose
 /// `passphrase` is given), its metadata as format 2 stores kept it. Returns each table's record count.
 @discardableResult
 func rewriteAsFormat2(_ directory: TemporaryDirectory, tables: [String] = ["Song", "Playlist"],
                       passphrase: String? = nil) throws -> [String: Int] {
-    if let passphrase { try rewriteInTheFirstAuthenticatedForm(directory, passphrase: passphrase) }
+    if let passphrase {
+        try rewriteInTheFirstAuthenticatedForm(directory, passphrase: passphrase)
+        try rewriteAsFormat3(directory, tables: tables, passphrase: passphrase)
+    }
     let backend = try TokyoCabinetBackend(path: directory.path)
     defer { try? backend.close() }
     var batch = WriteBatch()

@@ -1,0 +1,99 @@
+// Pages sealed whole (format 4): an encrypted store of format 3, whose records were sealed one
+// by one, is sealed whole by the first writer that opens it and read as it is by a reader; a
+// record damaged before the upgrade stays reported as damaged after it; a sealed page means
+// nothing to a store without its key.
+
+import Foundation
+import Testing
+@testable import Larder
+
+@Suite struct SealedPageTests {
+    private static let key = "sealed pages"
+
+    private func open(_ directory: TemporaryDirectory, key: String? = SealedPageTests.key, readOnly: Bool = false) throws -> Store {
+        var configuration = Store.Configuration.quickKey(key)
+        configuration.readOnly = readOnly
+        let store = try Store(path: directory.path, configuration: configuration)
+        try store.register(Song.self)
+        try store.register(Playlist.self)
+        return store
+    }
+
+    /// A store of 40 songs in 4 playlists, turned back into format 3.
+    private func format3Store() throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory("sealed")
+        let store = try open(directory)
+        try insertLibrary(into: store, songs: 40, perPlaylist: 10)
+        try store.close()
+        try rewriteAsFormat3(directory, passphrase: Self.key)
+        return directory
+    }
+
+    private func storedFormat(_ store: Store) throws -> UInt64? {
+        try store.backend.withValue(forKey: Store.formatKey, in: Store.metadataTable) { value in
+            guard let value else { return nil }
+            var buffer = try store.openMetadata(value, key: Store.formatKey.withUnsafeBytes { UnsafeRawBufferPointer($0) }, name: "format")
+            return try buffer.readVarInt()
+        }
+    }
+
+    @Test func aFormat3EncryptedStoreIsSealedWholeByItsFirstWriter() throws {
+        let directory = try format3Store()
+        do {
+            let reader = try open(directory, readOnly: true)
+            let pages = try RawRecords(reader, "Song").pages()
+            #expect(pages.count == 2 && pages.values.allSatisfy { $0.first == RecordPage.format })
+            #expect(try RawRecords(reader, "Song").all().values.allSatisfy { $0.first == 0x03 })
+            #expect(try reader.object(of: Song.self, rowID: 5)?.title == "Song 5")
+            #expect(try reader.count(of: Song.self) == 40)
+            try reader.close()
+        }
+        let writer = try open(directory)
+        for table in ["Song", "Playlist"] {
+            let pages = try RawRecords(writer, table).pages()
+            #expect(!pages.isEmpty && pages.values.allSatisfy { $0.first == PageSeal.format }, "\(table)")
+        }
+        #expect(try storedFormat(writer) == Store.formatVersion)
+        #expect(try writer.allObjects(of: Song.self).map(\.title) == (1 ... 40).map { "Song \($0)" })
+        #expect(try writer.object(of: Playlist.self, rowID: 2)?.songs.count == 10)
+        #expect(try writer.verify().isHealthy)
+    }
+
+    @Test func aRecordDamagedBeforeTheUpgradeIsStillReportedAfterIt() throws {
+        let directory = try format3Store()
+        do {
+            let backend = try TokyoCabinetBackend(path: directory.path)
+            var record = try #require(try RawRecords(backend: backend, table: "Song").record(5))
+            record[record.count - 1] ^= 0x01   // a bit of its tag
+            try RawRecords(backend: backend, table: "Song").write([5: record])
+            try backend.close()
+        }
+        let store = try open(directory)
+        #expect(try RawRecords(store, "Song").pages().values.allSatisfy { $0.first == PageSeal.format })
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 5)) { _ = try store.object(of: Song.self, rowID: 5) }
+        #expect(try store.object(of: Song.self, rowID: 6)?.title == "Song 6")
+        #expect(try store.verify().problems == [.corruptRecord(class: "Song", rowID: 5)])
+        // The page takes further saves; the damaged record is kept as it is until replaced.
+        try store.object(of: Song.self, rowID: 6)?.title = "Six"
+        try store.saveChanges()
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 5)) { _ = try store.object(of: Song.self, rowID: 5) }
+        #expect(try store.object(of: Song.self, rowID: 6)?.title == "Six")
+    }
+
+    @Test func aSealedPageInAStoreWithoutItsKeyIsDamage() throws {
+        let encrypted = TemporaryDirectory("sealed")
+        let sealedPage: [UInt8]
+        do {
+            let store = try open(encrypted)
+            try insertLibrary(into: store, songs: 5, perPlaylist: 5)
+            sealedPage = try #require(try RawRecords(store, "Song").pages()[0])
+            try store.close()
+        }
+        let plain = TemporaryDirectory("sealed")
+        let store = try open(plain, key: nil)
+        try insertLibrary(into: store, songs: 5, perPlaylist: 5)
+        try RawRecords(store, "Song").putPage(sealedPage, number: 0)
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 2)) { _ = try store.object(of: Song.self, rowID: 2) }
+        #expect(try store.verify().problems.contains(.corruptRecord(class: "Song", rowID: 0)))
+    }
+}
