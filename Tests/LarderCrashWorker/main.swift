@@ -69,7 +69,16 @@ func run() throws {
     configuration.durability = arguments[3] == "full" ? .full : .noSync
     let acks = try FileHandle(forWritingTo: URL(fileURLWithPath: arguments[4]))
     acks.seekToEndOfFile()
-    let store = try openStore(configuration)
+    let store: Store
+    if arguments.count >= 6, arguments[5] == "shadow" {
+        // Every save's class files through shadow copies, not the undo log.
+        let backend = try TokyoCabinetBackend(path: path, configuration: configuration.backend)
+        backend.shadowCopyPolicy = .always
+        store = try Store(backend: backend, configuration: configuration)
+        for type in crashModel { try store.register(type) }
+    } else {
+        store = try openStore(configuration)
+    }
     let counter: CrashCounter
     if let existing = try store.object(of: CrashCounter.self, rowID: 1) {
         counter = existing

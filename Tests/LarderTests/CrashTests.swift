@@ -23,7 +23,9 @@ import LarderTestSupport
         let kills = 200
         for round in 1 ... kills {
             let durability = round % 2 == 0 ? "full" : "nosync"
-            let (process, _) = try Worker.start(["run", directory.path, durability, ackPath])
+            // Every fourth round commits its class files through shadow copies (ShadowCopy).
+            let shadow = round % 4 == 0 ? ["shadow"] : []
+            let (process, _) = try Worker.start(["run", directory.path, durability, ackPath] + shadow)
             usleep(UInt32.random(in: 2_000 ... 60_000, using: &generator))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

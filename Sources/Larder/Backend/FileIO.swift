@@ -1,5 +1,5 @@
-// FileIO: the few POSIX file operations the commit journal needs (write, fsync, read, unlink,
-// directory sync), with errno turned into BackendError.
+// FileIO: the few POSIX file operations the commit journal and shadow copies need (write, copy,
+// fsync, read, unlink, rename, directory sync), with errno turned into BackendError.
 
 import Glibc
 
@@ -44,6 +44,46 @@ internal enum FileIO {
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[..<count])
         }
+    }
+
+    /// Copies the file at `source` to a new file at `destination` (replacing any file there)
+    /// with plain reads and writes, a megabyte at a time; with `sync`, fsyncs the copy.
+    static func copy(_ source: String, to destination: String, sync: Bool) throws {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw failure("open", source) }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw failure("create", destination) }
+        defer { close(output) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        try chunk.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            while true {
+                let count = Glibc.read(input, base, buffer.count)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw failure("read", source)
+                }
+                if count == 0 { break }
+                var written = 0
+                while written < count {
+                    let result = Glibc.write(output, base + written, count - written)
+                    if result < 0 {
+                        if errno == EINTR { continue }
+                        throw failure("write", destination)
+                    }
+                    written += result
+                }
+            }
+        }
+        if sync, fsync(output) != 0 { throw failure("fsync", destination) }
+    }
+
+    /// The size in bytes of the file at `path`, or nil when there is none.
+    static func size(of path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Int(status.st_size)
     }
 
     /// Removes the file at `path`; a missing file is not an error.

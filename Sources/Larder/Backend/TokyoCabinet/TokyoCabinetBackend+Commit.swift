@@ -74,18 +74,32 @@ extension TokyoCabinetBackend {
         var committedAny: Bool
     }
 
-    /// Applies `batch` to its files: every file in a transaction, all writes, then commits.
+    /// Applies `batch` to its files: every file in a transaction (or, for a large share of a
+    /// hash file with `.full` durability, into a shadow copy), all writes, then commits (the
+    /// copies renamed over their files).
     func applyToFiles(_ batch: WriteBatch) throws {
         var open: [any TableDatabase] = []
+        var shadows: [ShadowCopy] = []
+        var targets: [any TableDatabase] = []
         do {
             for table in batch.tables {
                 guard let database = try database(for: table, creatingFile: true) else { throw BackendError.readOnly }
+                if usesShadowCopy(for: table, database: database, operations: batch.operationCount(in: table)) {
+                    try injectFault("copy", database.path)
+                    let shadow = try ShadowCopy(table: table, livePath: database.path) { copy in
+                        try openFile(for: table, at: copy, readOnly: false)
+                    }
+                    shadows.append(shadow)
+                    targets.append(shadow.database)
+                    continue
+                }
                 try injectFault("begin transaction", database.path)
                 try database.beginTransaction()
                 open.append(database)
+                targets.append(database)
             }
             try makeUndoLogsDurable(of: open)
-            for (table, database) in zip(batch.tables, open) {
+            for (table, database) in zip(batch.tables, targets) {
                 try batch.forEachOperation(in: table) { kind, key, value in
                     switch kind {
                     case .put:
@@ -100,8 +114,13 @@ extension TokyoCabinetBackend {
                     }
                 }
             }
+            for shadow in shadows {
+                try injectFault("sync", shadow.path)
+                try shadow.finish()
+            }
         } catch {
             open.forEach { $0.abort() }
+            shadows.forEach { $0.discard() }
             throw ApplyFailure(error: error, committedAny: false)
         }
         for (index, database) in open.enumerated() {
@@ -114,8 +133,58 @@ extension TokyoCabinetBackend {
                 // a failure before Tokyo Cabinet's commit left open). Only a roll-forward from
                 // the journal is safe, even for the first file.
                 open[index...].forEach { $0.abort() }
+                shadows.forEach { $0.discard() }
                 throw ApplyFailure(error: error, committedAny: true)
             }
+        }
+        try commit(shadows)
+    }
+
+    /// Whether `table`'s part of a batch, `operations` operations, is written through a shadow
+    /// copy: with `.full` durability, for a hash file (not the lock file, which must keep its
+    /// inode) that the batch rewrites a large share of (ShadowCopy.isCheaper), or as
+    /// `shadowCopyPolicy` says.
+    private func usesShadowCopy(for table: String, database: any TableDatabase, operations: Int) -> Bool {
+        guard configuration.durability == .full, table != Self.lockTable, database is HashDatabase else { return false }
+        switch shadowCopyPolicy {
+        case .automatic: return ShadowCopy.isCheaper(forOperations: operations, onFileAt: database.path)
+        case .always: return true
+        case .never: return false
+        }
+    }
+
+    /// Renames each written shadow copy over its live file and syncs the directory; the old
+    /// files' databases are closed after that (their last writes go to the replaced files) and
+    /// reopened on next use. A failure here may leave some files renamed: the batch is rolled
+    /// forward from the journal.
+    private func commit(_ shadows: [ShadowCopy]) throws {
+        guard !shadows.isEmpty else { return }
+        do {
+            for (index, shadow) in shadows.enumerated() {
+                do {
+                    try injectFault("rename", shadow.livePath)
+                    try FileIO.rename(shadow.path, to: shadow.livePath)
+                } catch {
+                    shadows[index...].forEach { $0.discard() }
+                    throw error
+                }
+            }
+            try injectFault("sync directory", path)
+            try FileIO.syncDirectory(path)
+        } catch {
+            reopenOnNextUse(shadows.map(\.table))
+            throw ApplyFailure(error: error, committedAny: true)
+        }
+        reopenOnNextUse(shadows.map(\.table))
+    }
+
+    /// Closes the databases of `tables`, whose files were replaced, so that the next use opens
+    /// the new ones (with an undo log of their own to make durable).
+    private func reopenOnNextUse(_ tables: [String]) {
+        for table in tables {
+            guard let database = databases.removeValue(forKey: table) else { continue }
+            filesWithDurableUndoLog.remove(database.path)
+            try? database.close()
         }
     }
 

@@ -35,6 +35,9 @@ public final class TokyoCabinetBackend: Backend, FaultInjectable {
     var filesWithDurableUndoLog: Set<String> = []
     /// Fails a chosen file operation (tests only).
     package var faultInjector: FaultInjector?
+    /// When a batch is written through a shadow copy of a file (ShadowCopy); tests choose
+    /// `.always` to put the copy under crashes and injected faults.
+    package var shadowCopyPolicy = ShadowCopy.Policy.automatic
 
     /// The tables declared ordered (B+tree files).
     private(set) var orderedTables: Set<String> = []
