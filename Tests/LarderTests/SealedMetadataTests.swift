@@ -11,9 +11,7 @@ import Testing
     private let classKey = ClassRecord.key(for: "Song")
 
     private func open(_ directory: TemporaryDirectory, key: String? = "k", readOnly: Bool = false) throws -> Store {
-        var configuration = Store.Configuration.quickKey(key)
-        configuration.readOnly = readOnly
-        let store = try Store(path: directory.path, configuration: configuration)
+        let store = try Store(path: directory.path, configuration: .quickKey(key, readOnly: readOnly))
         try store.register(Song.self)
         try store.register(IndexedSong.self)
         return store

@@ -11,9 +11,7 @@ import Testing
     private static let key = "sealed pages"
 
     private func open(_ directory: TemporaryDirectory, key: String? = SealedPageTests.key, readOnly: Bool = false) throws -> Store {
-        var configuration = Store.Configuration.quickKey(key)
-        configuration.readOnly = readOnly
-        let store = try Store(path: directory.path, configuration: configuration)
+        let store = try Store(path: directory.path, configuration: .quickKey(key, readOnly: readOnly))
         try store.register(Song.self)
         try store.register(Playlist.self)
         return store

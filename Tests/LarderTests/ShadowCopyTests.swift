@@ -96,11 +96,6 @@ import Testing
             },
             state: { try state(of: $0) }
         ).run()
-        #expect(sweep.old != sweep.new)
-        #expect(!sweep.new.contains { $0.hasPrefix("problem") }, "\(sweep.new)")
-        #expect(sweep.violations == [])
-        let failures = sweep.outcomes.compactMap(\.failure)
-        #expect(failures.allSatisfy { $0 is StoreError || $0 is BackendError }, "\(failures)")
-        #expect(sweep.outcomes.count > 10 && !failures.isEmpty, "the save performed too few operations to test")
+        sweep.expectAllOrNothing(moreOperationsThan: 10)
     }
 }

@@ -178,12 +178,7 @@ final class RenamedAttributeNote: StoredObject {
             write: { try write(kind, in: $0, failing: $1) },
             state: { try state(kind, of: $0) }
         ).run()
-        #expect(sweep.old != sweep.new)
-        #expect(!sweep.new.contains { $0.hasPrefix("problem") }, "\(sweep.new)")
-        #expect(sweep.violations == [])
-        let failures = sweep.outcomes.compactMap(\.failure)
-        #expect(failures.allSatisfy { $0 is StoreError || $0 is BackendError }, "\(failures)")
-        #expect(sweep.outcomes.count > 5 && !failures.isEmpty, "the write performed too few operations to test")
-        print("fault injection (\(kind)): \(sweep.outcomes.count) operations, \(failures.count) failed")
+        sweep.expectAllOrNothing(moreOperationsThan: 5)
+        print("fault injection (\(kind)): \(sweep.outcomes.count) operations, \(sweep.outcomes.compactMap(\.failure).count) failed")
     }
 }

@@ -4,10 +4,11 @@
 @testable import Larder
 
 extension Store.Configuration {
-    /// A configuration with `key` and 1,000 key-derivation iterations.
-    static func quickKey(_ key: String?) -> Store.Configuration {
+    /// A configuration with `key` and 1,000 key-derivation iterations (read-only with `readOnly`).
+    static func quickKey(_ key: String?, readOnly: Bool = false) -> Store.Configuration {
         var configuration = Store.Configuration(encryptionKey: key)
         configuration.keyDerivationIterations = 1_000
+        configuration.readOnly = readOnly
         return configuration
     }
 }
