@@ -23,7 +23,7 @@ import Testing
         let before = try inode(songFile)
 
         for number in 2 ... 3_000 { try store.insert(Song(title: "Song \(number)", seconds: UInt32(number))) }
-        try store.saveChanges()   // 94 pages of a 2 MB file: copied, written, renamed
+        try store.saveChanges()   // 94 pages of a 0.5 MB file: copied, written, renamed
         let afterLarge = try inode(songFile)
         #expect(afterLarge != before)
 
