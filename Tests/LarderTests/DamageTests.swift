@@ -150,12 +150,15 @@ import LarderTestSupport
         bytes[range.lowerBound + 3] ^= 0x04
         try bytes.write(to: URL(fileURLWithPath: path))
 
+        // The page is checksummed whole (PageCheck): its 32 records (rowIDs 32 to 50 here, from
+        // page 1) are reported together; page 0 is untouched.
         let store = try directory.openStore()
         #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 17)) { _ = try store.object(of: Song.self, rowID: 17) }
-        #expect(try store.object(of: Song.self, rowID: 16)?.title == "Title number 16")
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 16)) { _ = try store.object(of: Song.self, rowID: 16) }
+        #expect(try store.object(of: Song.self, rowID: 40)?.title == "Title number 40")
         let report = try store.verify()
-        #expect(report.problems == [.corruptRecord(class: "Song", rowID: 17)])
-        #expect(report.classes.first { $0.name == "Song" }?.recordCount == 50)
+        #expect(report.problems == [.corruptRecord(class: "Song", rowID: 0), .missingRecords(table: "Song", expected: 50, found: 19)])
+        #expect(report.classes.first { $0.name == "Song" }?.recordCount == 19)
     }
 
     @Test func aDamagedTextIndexRegistryRecordIsReported() throws {

@@ -138,7 +138,7 @@ import Testing
         do {
             let store = try open(directory, key: nil)
             try insertLibrary(into: store, songs: 40, perPlaylist: 5)
-            #expect(try RawRecords(store, "Song").pages().values.allSatisfy { $0.first == RecordPage.format })
+            #expect(try RawRecords(store, "Song").pages().values.allSatisfy { $0.first == PageCheck.format })
             try store.close()
         }
         do {

@@ -56,8 +56,11 @@ import Testing
                     continue
                 }
                 lines.append("  " + padded(hex(key), 31) + "page \(number)")
-                lines.append("    " + padded(hex(value.prefix(1)), 29) + "page format")
-                try value.withUnsafeBytes { page in
+                let checked = value.first == PageCheck.format
+                if checked { lines.append("    " + padded(hex(value.prefix(PageCheck.overhead)), 29) + "checked page format, CRC-32") }
+                let page = checked ? Array(value.dropFirst(PageCheck.overhead)) : value
+                lines.append("    " + padded(hex(page.prefix(1)), 29) + "page format")
+                try page.withUnsafeBytes { page in
                     try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
                         var size = DataBuffer()
                         size.writeVarInt(UInt64(envelope.count))

@@ -200,12 +200,13 @@ import LarderTestSupport
         let directory = TemporaryDirectory("plain-pages")
         let store = try directory.openStore()
         try insertLibrary(into: store, songs: 40, perPlaylist: 10)
-        var formats: [UInt8] = []
+        var formats: [[UInt8]] = []
         try store.backend.forEachRecord(in: "Song") { _, page in
-            formats.append(page[0])
+            // Checked whole (PageCheck): the page inside follows the format byte and checksum.
+            formats.append([page[0], page[PageCheck.overhead]])
             return true
         }
-        #expect(formats == [RecordPage.format, RecordPage.format])
+        #expect(formats == [[PageCheck.format, RecordPage.format], [PageCheck.format, RecordPage.format]])
         try store.close()
     }
 }

@@ -1,7 +1,8 @@
-// Pages sealed whole (format 4): an encrypted store of format 3, whose records were sealed one
-// by one, is sealed whole by the first writer that opens it and read as it is by a reader; a
-// record damaged before the upgrade stays reported as damaged after it; a sealed page means
-// nothing to a store without its key.
+// Pages written whole: an encrypted store of format 3, whose records were sealed one by one, is
+// sealed whole (format 4) by the first writer that opens it, a plaintext store of format 4 is
+// checked whole (format 5), and both are read as they are by a reader; a record damaged before
+// the upgrade stays reported as damaged after it; a sealed page means nothing to a store
+// without its key, a checked (plaintext) page nothing to an encrypted store.
 
 import Foundation
 import Testing
@@ -76,6 +77,49 @@ import Testing
         try store.saveChanges()
         #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 5)) { _ = try store.object(of: Song.self, rowID: 5) }
         #expect(try store.object(of: Song.self, rowID: 6)?.title == "Six")
+    }
+
+    @Test func aFormat4PlaintextStoreIsCheckedWholeByItsFirstWriter() throws {
+        let directory = TemporaryDirectory("sealed")
+        do {
+            let store = try open(directory, key: nil)
+            try insertLibrary(into: store, songs: 40, perPlaylist: 10)
+            try store.close()
+        }
+        try rewriteAsFormat3(directory, passphrase: nil, format: 4)
+        do {
+            let reader = try open(directory, key: nil, readOnly: true)
+            #expect(try RawRecords(reader, "Song").pages().values.allSatisfy { $0.first == RecordPage.format })
+            #expect(try RawRecords(reader, "Song").all().values.allSatisfy { $0.first == 0x02 })
+            #expect(try reader.count(of: Song.self) == 40)
+            try reader.close()
+        }
+        let writer = try open(directory, key: nil)
+        for table in ["Song", "Playlist"] {
+            let pages = try RawRecords(writer, table).pages()
+            #expect(!pages.isEmpty && pages.values.allSatisfy { $0.first == PageCheck.format }, "\(table)")
+        }
+        #expect(try RawRecords(writer, "Song").all().values.allSatisfy { $0.first == 0x01 })
+        #expect(try storedFormat(writer) == Store.formatVersion)
+        #expect(try writer.allObjects(of: Song.self).map(\.title) == (1 ... 40).map { "Song \($0)" })
+        #expect(try writer.verify().isHealthy)
+    }
+
+    @Test func aCheckedPageInAnEncryptedStoreIsDamage() throws {
+        let plain = TemporaryDirectory("sealed")
+        let checkedPage: [UInt8]
+        do {
+            let store = try open(plain, key: nil)
+            try insertLibrary(into: store, songs: 5, perPlaylist: 5)
+            checkedPage = try #require(try RawRecords(store, "Song").pages()[0])
+            #expect(checkedPage.first == PageCheck.format)
+            try store.close()
+        }
+        let encrypted = TemporaryDirectory("sealed")
+        let store = try open(encrypted)
+        try insertLibrary(into: store, songs: 5, perPlaylist: 5)
+        try RawRecords(store, "Song").putPage(checkedPage, number: 0)
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 2)) { _ = try store.object(of: Song.self, rowID: 2) }
     }
 
     @Test func aSealedPageInAStoreWithoutItsKeyIsDamage() throws {

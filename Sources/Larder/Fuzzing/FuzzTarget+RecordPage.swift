@@ -125,20 +125,21 @@ extension FuzzTarget {
 }
 
 extension FuzzTarget {
-    /// `[page number][stored page]` opened as a page of the class of scope 3 in a store with
-    /// the fuzzing key: a page sealed whole either fails to open (Damage, never a crash) or
-    /// opens into a page every reader agrees on; the seeds are pages sealed with that key.
+    /// `[store][page number][stored page]` opened as a page of the class of scope 3, in a store
+    /// with the fuzzing key (`store` even) or a plaintext store (odd): a page written whole
+    /// (sealed or checked) either fails to open (Damage, never a crash) or opens into a page
+    /// every reader agrees on. The seeds are pages sealed with that key, checked, and unsealed.
     package static let sealedPage = FuzzTarget(name: "sealedPage", seeds: sealedPageSeeds) { input throws(FuzzViolation) in
-        guard input.count >= 2, let cipher = try? RecordCipher(key: envelopeKey) else { return false }
-        let number = UInt64(input[0])
-        let sealing = PageSealing(cipher: cipher, scope: envelopeScope)
+        guard input.count >= 3, let cipher = try? RecordCipher(key: envelopeKey) else { return false }
+        let number = UInt64(input[1])
+        let sealing = PageSealing(cipher: input[0] & 1 == 0 ? cipher : nil, scope: envelopeScope, checksPages: true)
         var opened: [UInt8] = []
-        return try withExactBytes(Array(input[1...])) { stored throws(FuzzViolation) in
+        return try withExactBytes(Array(input[2...])) { stored throws(FuzzViolation) in
             let result = Result { () throws -> Bool in
                 try sealing.withOpenedPage(stored, number: number, scratch: &opened) { page, _ in
                     let walked = try checkPage(page, number: number, layout: .objects)
-                    if PageSeal.isSealed(stored) {
-                        try FuzzViolation.check(!PageSeal.isSealed(page), "a sealed page opened into another sealed page")
+                    if PageSealing.Kind(of: stored) != .unsealed {
+                        try FuzzViolation.check(PageSealing.Kind(of: page) == .unsealed, "a page written whole opened into another")
                     }
                     return walked
                 }
@@ -153,11 +154,14 @@ extension FuzzTarget {
         }
     }
 
-    /// Pages sealed whole with the fuzzing key, and one unsealed (as format 3 wrote them), whose
+    /// Pages sealed with the fuzzing key, checked, and unsealed (as format 4 wrote them), whose
     /// mutations reach the page walk.
     @Sendable private static func sealedPageSeeds() -> [[UInt8]] {
         guard let cipher = try? RecordCipher(key: envelopeKey) else { return [] }
-        return [[1], [0, 3, 31], [2, 9]].enumerated().compactMap { index, slots in
+        let kinds: [(store: UInt8, slots: [Int], kind: PageSealing.Kind)] = [
+            (0, [1], .sealed), (0, [0, 3, 31], .sealed), (1, [1, 30], .checked), (1, [0, 7], .checked), (1, [2, 9], .unsealed),
+        ]
+        return kinds.compactMap { store, slots, kind in
             var page: [UInt8] = []
             RecordPage.beginPage(in: &page, layout: .objects)
             for slot in slots {
@@ -166,12 +170,16 @@ extension FuzzTarget {
                 envelope.withUnsafeBytes { RecordPage.appendEntry(slot: slot, envelope: $0, to: &page) }
             }
             RecordPage.finishPage(&page, layout: .objects)
-            if index == 2 { return [2] + page }
-            var scratch: [UInt8] = []
-            guard (try? PageSeal.seal(&page, number: 2, cipher: cipher, scope: envelopeScope, scratch: &scratch)) != nil else {
-                return nil
+            switch kind {
+            case .unsealed: break
+            case .checked: PageCheck.check(&page, number: 2)
+            case .sealed:
+                var scratch: [UInt8] = []
+                guard (try? PageSeal.seal(&page, number: 2, cipher: cipher, scope: envelopeScope, scratch: &scratch)) != nil else {
+                    return nil
+                }
             }
-            return [2] + page
+            return [store, 2] + page
         }
     }
 }

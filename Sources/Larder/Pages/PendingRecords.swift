@@ -111,7 +111,7 @@ package struct PendingRecords {
                                 return
                             }
                             // Envelopes are copied as they are: only into a page of the same kind.
-                            let mayCarryOver = PageSeal.isSealed(stored) == writing.sealsPages
+                            let mayCarryOver = PageSealing.Kind(of: stored) == writing.kind
                             try reading.withOpenedPage(stored, number: number, scratch: &opened, layout: layout) { existing, _ in
                                 (before, after) = try merge(existing, number: number, ordered[start ..< end], all, into: &page,
                                                             mayCarryOver: mayCarryOver)

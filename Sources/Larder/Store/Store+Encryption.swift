@@ -50,12 +50,12 @@ extension Store {
     }
 
     /// Adds to `batch` every page of the class file `table`, with each record opened with the
-    /// current cipher and the page sealed whole with `newCipher` (or checksummed record by
-    /// record, for nil). A format upgrade reseals with the same cipher.
+    /// current cipher and the page sealed whole with `newCipher` (or checksummed whole, for
+    /// nil).
     internal func resealClassFile(_ table: String, scope: UInt64, into batch: inout WriteBatch,
                                   with newCipher: RecordCipher?) throws {
         var pending = PendingRecords()
-        let writing = PageSealing(cipher: newCipher, scope: scope)
+        let writing = PageSealing(cipher: newCipher, scope: scope, checksPages: true)
         try forEachRecord(inClassFile: table) { rowID, envelope, key, envelopeCipher in
             let content = try openForRekey(envelope, key: key, cipher: envelopeCipher, scope: scope) {
                 StoreError.corruptRecord(class: table, rowID: rowID)

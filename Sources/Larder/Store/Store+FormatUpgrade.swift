@@ -11,6 +11,8 @@ extension Store {
     static let lastFormatWithoutPages: UInt64 = 2
     /// The format from which an encrypted store's pages are sealed whole.
     static let firstFormatWithSealedPages: UInt64 = 4
+    /// The format from which a plaintext store's pages are checksummed whole.
+    static let firstFormatWithCheckedPages: UInt64 = 5
 
     /// Adds to `batch` the move of every record of every class file in the registry from its
     /// rowID key into its page (sealed whole with the store's cipher, if it has one).
@@ -22,7 +24,7 @@ extension Store {
             try backend.forEachRecord(in: name) { key, value in
                 // Other keys (a page, damage) are left where they are, for verify() to report.
                 guard let rowID = RowIDKey.rowID(in: key) else { return true }
-                try add(value, key: key, rowID: rowID, to: &pending, sealing: sealing)
+                try add(value, key: key, rowID: rowID, openingWith: cipher, to: &pending, sealing: sealing)
                 oldKeys.append(rowID)
                 return true
             }
@@ -33,40 +35,48 @@ extension Store {
         }
     }
 
-    /// Adds to `batch` every page of the class file `table` that is not sealed whole yet, sealed
-    /// whole with the store's cipher: records encrypted one by one (format 3), or plaintext
-    /// ones when encryption is turned on. A page that does not parse is left as it is, for
-    /// ``verify()`` to report.
-    internal func addPagesSealedWhole(ofClassFile table: String, scope: UInt64, to batch: inout WriteBatch) throws {
-        let sealing = pageSealing(scope: scope)
+    /// Adds to `batch` every page of the class file `table` that is not written whole as the
+    /// store writes pages yet: sealed with the store's cipher (records encrypted one by one in
+    /// format 3, or plaintext ones when encryption is turned on), or checksummed whole in a
+    /// plaintext store (records checksummed one by one before format 5). A page that does not
+    /// parse is left as it is, for ``verify()`` to report.
+    internal func addPagesWrittenWhole(ofClassFile table: String, scope: UInt64, readingWith readCipher: RecordCipher?,
+                                       to batch: inout WriteBatch) throws {
+        let writing = pageSealing(scope: scope)
+        let reading = PageSealing(cipher: readCipher, scope: scope, checksPages: true)
+        var opened: [UInt8] = []
         var pending = PendingRecords()
-        var unsealed: Set<UInt64> = []
-        try backend.forEachRecord(in: table) { key, page in
-            guard let number = RecordPage.number(inKey: key), !PageSeal.isSealed(page) else { return true }
+        var rewritten: Set<UInt64> = []
+        try backend.forEachRecord(in: table) { key, stored in
+            guard let number = RecordPage.number(inKey: key), PageSealing.Kind(of: stored) != writing.kind else { return true }
             var pagePending = PendingRecords()
             do {
-                try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
-                    try withUnsafeBytes(of: rowID.bigEndian) { key in
-                        try add(envelope, key: key, rowID: rowID, to: &pagePending, sealing: sealing)
+                try reading.withOpenedPage(stored, number: number, scratch: &opened) { page, envelopeCipher in
+                    try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
+                        try withUnsafeBytes(of: rowID.bigEndian) { key in
+                            try add(envelope, key: key, rowID: rowID, openingWith: envelopeCipher, to: &pagePending, sealing: writing)
+                        }
                     }
                 }
             } catch is RecordPage.Damage {
                 return true
             }
             pending.append(pagePending)
-            unsealed.insert(number)
+            rewritten.insert(number)
             return true
         }
-        _ = try pending.writePages(of: table, to: &batch, from: backend, reading: sealing) { unsealed.contains($0) }
+        _ = try pending.writePages(of: table, to: &batch, from: backend, reading: reading, writing: writing) {
+            rewritten.contains($0)
+        }
     }
 
     /// Adds the record `envelope` of `rowID` to `pending` as `sealing` writes it: opened with
-    /// the store's cipher and put in a plain envelope for a page sealed whole. A record that
-    /// does not open is kept as it is: inside a sealed page it still reads as damaged, nothing
-    /// is lost or made up.
+    /// `cipher` and put in a plain envelope for a page written whole. A record that does not
+    /// open is kept as it is: inside a page written whole it still reads as damaged, nothing is
+    /// lost or made up.
     private func add(_ envelope: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, rowID: UInt64,
-                     to pending: inout PendingRecords, sealing: PageSealing) throws {
-        guard sealing.sealsPages else { return pending.add(envelope: envelope, rowID: rowID) }
+                     openingWith cipher: RecordCipher?, to pending: inout PendingRecords, sealing: PageSealing) throws {
+        guard sealing.writesWholePages else { return pending.add(envelope: envelope, rowID: rowID) }
         guard let content = try? RecordEnvelope.open(envelope, key: key, cipher: cipher, scope: sealing.scope) else {
             return pending.add(envelope: envelope, rowID: rowID)
         }

@@ -131,6 +131,8 @@ extension Store {
             return
         }
         var newRecord = upgradedRecord
+        // The key the class files' pages are sealed with now: none before encryption is turned on.
+        let storedCipher = cipher
         if let newKey {
             // A store with no records yet can refuse plaintext records from the start.
             let isEmpty = try records.keys.allSatisfy { try backend.recordCount(in: $0) == 0 }
@@ -143,11 +145,11 @@ extension Store {
         var batch = WriteBatch()
         if needsPages {
             try addUpgradeToPages(to: &batch)
-        } else if cipher != nil && (format < Self.firstFormatWithSealedPages || newKey != nil) {
-            // Pages of records sealed one by one (or not at all, before encryption was turned
-            // on) are sealed whole.
+        } else if format < Self.firstFormatWithCheckedPages || newKey != nil {
+            // Pages of records sealed or checksummed one by one (format 4 and before, or a
+            // plaintext store given a key) are sealed or checksummed whole.
             for (name, record) in records.sorted(by: { $0.key < $1.key }) {
-                try addPagesSealedWhole(ofClassFile: name, scope: record.classID, to: &batch)
+                try addPagesWrittenWhole(ofClassFile: name, scope: record.classID, readingWith: storedCipher, to: &batch)
             }
         }
         var replacing: [[UInt8]: DataBuffer] = [:]

@@ -3,10 +3,10 @@
 // records (RecordPage); nothing above this file sees pages.
 
 extension Store {
-    /// How the pages of the class file of class ID `scope` are sealed: whole with the store's
-    /// key, in an encrypted store.
+    /// How the pages of the class file of class ID `scope` are written: sealed whole with the
+    /// store's key in an encrypted store, checksummed whole in a plaintext one.
     internal func pageSealing(scope: UInt64) -> PageSealing {
-        PageSealing(cipher: cipher, scope: scope)
+        PageSealing(cipher: cipher, scope: scope, checksPages: true)
     }
 
     /// Calls `body` with the envelope of `rowID`'s record (nil when the class file has none),

@@ -67,8 +67,9 @@ public final class Store {
     /// The store format this version of Larder writes and reads.
     /// 1: records without checksums; 2: checksummed (and encrypted) records, commit journal;
     /// 3: object records grouped into pages of 32 rowIDs (RecordPage); 4: an encrypted store's
-    /// pages sealed whole (PageSeal), not record by record.
-    internal static let formatVersion: UInt64 = 4
+    /// pages sealed whole (PageSeal), not record by record; 5: a plaintext store's pages
+    /// checksummed whole (PageCheck).
+    internal static let formatVersion: UInt64 = 5
     internal static let formatKey = Array("format".utf8)
 
     /// Opens a store on `backend`, reading its class registry.

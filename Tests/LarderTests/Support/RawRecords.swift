@@ -1,8 +1,8 @@
 // RawRecords: object records read and written behind a store's back, as damage or an attacker
-// would leave them: straight through the backend, inside the class file's pages. In an
-// encrypted store pages are sealed whole: reading opens them with the store's key (to show
-// what is inside), writing puts pages unsealed, as someone without the key can (replacing a
-// sealed page, which nobody without the key can merge with).
+// would leave them: straight through the backend, inside the class file's pages. Pages are
+// sealed (encrypted store) or checksummed (plaintext) whole: reading opens them (with the
+// store's key, to show what is inside), writing puts pages unsealed, with records in envelopes
+// of their own, as format 4 wrote them (replacing a page written whole rather than merging).
 
 @testable import Larder
 
@@ -32,16 +32,26 @@ struct RawRecords {
         try all()[rowID]
     }
 
-    /// Every record's envelope, by rowID (opened from its page when the page is sealed).
+    /// Every record's envelope, by rowID (opened from its page when the page is written whole).
     func all() throws -> [UInt64: [UInt8]] {
+        try envelopes(skippingUnreadablePages: false)
+    }
+
+    /// The records of every page that opens (a sealed page does not, without the key), or
+    /// with `skippingUnreadablePages` false, of every page.
+    private func envelopes(skippingUnreadablePages: Bool) throws -> [UInt64: [UInt8]] {
         var records: [UInt64: [UInt8]] = [:]
         var opened: [UInt8] = []
         try backend.forEachRecord(in: table) { key, page in
             guard let number = RecordPage.number(inKey: key) else { return true }
-            try sealing.withOpenedPage(page, number: number, scratch: &opened) { page, _ in
-                try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
-                    records[rowID] = Array(envelope)
+            do {
+                try sealing.withOpenedPage(page, number: number, scratch: &opened) { page, _ in
+                    try RecordPage.forEachRecord(in: page, number: number) { rowID, envelope in
+                        records[rowID] = Array(envelope)
+                    }
                 }
+            } catch is RecordPage.Damage where skippingUnreadablePages {
+                return true
             }
             return true
         }
@@ -67,16 +77,24 @@ struct RawRecords {
     }
 
     /// The batch that puts `records` (envelopes, as they are) and deletes `deleting` in
-    /// unsealed pages, merged with the pages as the file holds them; a sealed page is replaced.
+    /// unsealed pages, merged with the pages as the file holds them; a page sealed or checked
+    /// whole is replaced by an unsealed one with its records.
     func batch(_ records: [UInt64: [UInt8]] = [:], deleting: [UInt64] = []) throws -> WriteBatch {
         var pending = PendingRecords()
+        let wholePages = try Set(pages().filter { page in page.value.withUnsafeBytes { PageSealing.Kind(of: $0) != .unsealed } }.keys)
+        // A page written whole is rewritten unsealed: the records it holds first (those of a
+        // sealed page are readable only with the key), then the changes, which win.
+        let touched = Set((Array(records.keys) + deleting).map(RecordPage.number(of:))).intersection(wholePages)
+        for (rowID, bytes) in try envelopes(skippingUnreadablePages: true).sorted(by: { $0.key < $1.key })
+        where touched.contains(RecordPage.number(of: rowID)) {
+            bytes.withUnsafeBytes { pending.add(envelope: $0, rowID: rowID) }
+        }
         for (rowID, bytes) in records.sorted(by: { $0.key < $1.key }) {
             bytes.withUnsafeBytes { pending.add(envelope: $0, rowID: rowID) }
         }
         for rowID in deleting { pending.delete(rowID: rowID) }
-        let sealedPages = try Set(pages().filter { $0.value.first == PageSeal.format }.keys)
         var batch = WriteBatch()
-        _ = try pending.writePages(of: table, to: &batch, from: backend) { !sealedPages.contains($0) }
+        _ = try pending.writePages(of: table, to: &batch, from: backend) { !wholePages.contains($0) }
         return batch
     }
 
