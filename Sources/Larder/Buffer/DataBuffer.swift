@@ -99,8 +99,14 @@ public struct DataBuffer: Sendable, Hashable {
 
     /// Replaces the buffer's bytes with `content`, ready for reading, keeping its storage.
     internal mutating func replaceContent(with content: UnsafeRawBufferPointer, versionOfData: UInt8) {
-        bytes.removeAll(keepingCapacity: true)
-        bytes.appendBytes(content)
+        if bytes.count == content.count, let source = content.baseAddress {
+            // Records of a class are often the same size: copy over the bytes in place, without
+            // Array's generic remove-and-append.
+            bytes.withUnsafeMutableBytes { target in target.baseAddress?.copyMemory(from: source, byteCount: target.count) }
+        } else {
+            bytes.removeAll(keepingCapacity: true)
+            bytes.appendBytes(content)
+        }
         readPosition = 0
         self.versionOfData = versionOfData
     }

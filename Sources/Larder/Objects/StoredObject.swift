@@ -52,8 +52,19 @@ open class StoredObject {
 
     // Not retained: a store detaches every object it knows (they are all in its identity
     // map) before it goes away, so these are never left dangling.
-    @exclusivity(unchecked) internal unowned(unsafe) var attachedStore: Store?
-    @exclusivity(unchecked) internal unowned(unsafe) var entry: ClassEntry?
+    internal var attachedStore: Store? {
+        @inline(__always) get { unretainedStore?.takeUnretainedValue() }
+        @inline(__always) set { unretainedStore = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    /// The store, unretained (it outlives its live objects, which it detaches when it closes).
+    @exclusivity(unchecked) private var unretainedStore: Unmanaged<Store>?
+    internal var entry: ClassEntry? {
+        @inline(__always) get { unretainedEntry?.takeUnretainedValue() }
+        @inline(__always) set { unretainedEntry = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    /// The class's entry, unretained (it outlives its live objects): `deinit` reaches it
+    /// without retaining it.
+    @exclusivity(unchecked) private var unretainedEntry: Unmanaged<ClassEntry>?
     @exclusivity(unchecked) internal var pendingChange = PendingChange.none
     @exclusivity(unchecked) @usableFromInline internal var isLoadingContent = false
     /// True while ``Store/delete(_:)`` runs the object's delete rules.
@@ -69,10 +80,12 @@ open class StoredObject {
     public required init() {}
 
     deinit {
-        guard let entry else { return }
-        entry.forget(self)
-        if let store = attachedStore, !store.faultErrors.isEmpty {
-            store.faultErrors[ObjectIdentifier(self)] = nil
+        // The entry and the store reached without retaining them: once per object freed, a
+        // retain and release of each is measurable.
+        guard let unretainedEntry else { return }
+        unretainedEntry._withUnsafeGuaranteedRef { $0.forget(self) }
+        unretainedStore?._withUnsafeGuaranteedRef { store in
+            if !store.faultErrors.isEmpty { store.faultErrors[ObjectIdentifier(self)] = nil }
         }
     }
 
