@@ -190,6 +190,8 @@ import Larder
             ("[v] = 1)", [], 7), ("[v] IS 1", [], 7), ("[v] IN 1", [], 7), ("[v] IN (1", [], 9),
             ("[v] BETWEEN 1 OR 2", [], 14), ("[v] NOT = 1", [], 8), ("[v] = ?", [], 6), ("[v] = ?", [1, 2], 7),
             ("[v] = 1 # 2", [], 8), ("[v] = 12abc", [], 6), ("", [], 0), ("[v] = -", [], 6),
+            // Only decimal numbers: Swift's Double(_:) would read these.
+            ("[v] = 0x10", [], 6), ("[v] = 0x1p3", [], 6), ("[v] = 1e", [], 6), ("[v] = 1.5e+", [], 6),
             // Positions count characters: an accented letter, an emoji and CR LF are one each.
             ("[v] = 'é' # 2", [], 10), ("[v] = '👍🏽' # 2", [], 10), ("[v] = 1\r\n# 2", [], 8), ("[v]\t=\u{A0}1 $", [], 8),
         ]

@@ -52,6 +52,32 @@ struct QueryTokenizer {
 
     /// The text of `characters`: appended one by one, which the compiler specializes
     /// (`String(_:)` of a character sequence runs generic code, thousands of instructions).
+    /// Whether `literal` is a decimal number as the language writes one: an optional minus,
+    /// digits with an optional fraction (or a fraction alone), an optional exponent. Swift's
+    /// `Double(_:)` also reads hexadecimal (`0x10`), `inf` and `nan`, which the language does not.
+    static func isDecimal(_ literal: String) -> Bool {
+        var bytes = Substring(literal).utf8[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(byte) }
+        let integerDigits = bytes.prefix(while: isDigit).count
+        bytes = bytes.dropFirst(integerDigits)
+        var fractionDigits = 0
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            fractionDigits = bytes.prefix(while: isDigit).count
+            bytes = bytes.dropFirst(fractionDigits)
+        }
+        guard integerDigits + fractionDigits > 0 else { return false }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            let exponentDigits = bytes.prefix(while: isDigit).count
+            guard exponentDigits > 0 else { return false }
+            bytes = bytes.dropFirst(exponentDigits)
+        }
+        return bytes.isEmpty
+    }
+
     private static func text(of characters: ArraySlice<Character>) -> String {
         var text = ""
         for character in characters { text.append(character) }
@@ -121,7 +147,7 @@ struct QueryTokenizer {
                 let literal = text(of: characters[start ..< index])
                 if let integer = Int64(literal) {
                     add(.number(.int(integer)), at: start)
-                } else if let double = Double(literal), double.isFinite, !literal.lowercased().contains("n") {
+                } else if Self.isDecimal(literal), let double = Double(literal), double.isFinite {
                     add(.number(.double(double)), at: start)
                 } else {
                     throw fail("invalid number '\(literal)'", at: start)
