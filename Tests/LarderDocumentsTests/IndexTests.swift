@@ -165,6 +165,28 @@ import LarderTestSupport
         #expect(try d.inconsistentIndexes().isEmpty)
     }
 
+    @Test(arguments: BackendKind.allCases) func oneIndexPerListOfKeysPlainOrUnique(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
+        let c = try temporary.store.collection("users")
+        try c.insertBatch([["email": "a"], ["email": "b"], ["email": "a"]])
+        try c.addIndex("[email]")
+        // Made unique: refused while the documents break the rule, the plain index kept.
+        #expect(throws: DocumentError.uniqueConstraint(index: "[email]", value: "a")) { try c.addUniqueIndex("[email]") }
+        #expect(try c.indexes.map(\.description) == ["[email]"])
+        try c.delete(where: "[__rowid__] = 3")
+        try c.addUniqueIndex("[email]")
+        #expect(try c.indexes.map(\.description) == ["UNIQUE [email]"])
+        #expect(throws: DocumentError.uniqueConstraint(index: "[email]", value: "b")) { try c.insert(["email": "b"]) }
+        // A plain index asked for where a unique one exists: the unique one serves.
+        try c.addIndex("[email]")
+        #expect(try c.indexes.map(\.description) == ["UNIQUE [email]"])
+        #expect(try c.explain(where: "[email] = 'a'").contains("[email]"))
+        #expect(rowIDs(try c.find(where: "[email] = 'a'")) == [1])
+        #expect(try c.inconsistentIndexes().isEmpty)
+        #expect(try c.dropIndex("[email]"))
+        #expect(try c.indexes.isEmpty)
+    }
+
     @Test(arguments: BackendKind.allCases) func uniqueArrayIndexesHoldEachElementOnce(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("tagged")

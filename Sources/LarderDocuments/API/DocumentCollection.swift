@@ -41,7 +41,8 @@ public final class DocumentCollection: Sendable {
     // MARK: Definitions
 
     /// Adds an index on one or more keys, each ascending or `DESC`; existing documents are
-    /// indexed at once. Adding an index that exists does nothing.
+    /// indexed at once. Adding an index that exists (plain or unique, on the same keys) does
+    /// nothing.
     ///
     /// ```swift
     /// try people.addIndex("[last_name], [first_name] DESC")
@@ -53,7 +54,8 @@ public final class DocumentCollection: Sendable {
 
     /// Adds a unique index: no two documents may have the same key values (for an array,
     /// the same element). Throws ``DocumentError/uniqueConstraint(index:value:)`` if existing
-    /// documents already break it; then nothing is built.
+    /// documents already break it; then nothing is built. A plain index on the same keys is
+    /// replaced by the unique one (kept, if the documents break the rule).
     ///
     /// ```swift
     /// try people.addUniqueIndex("[email]")
@@ -81,11 +83,16 @@ public final class DocumentCollection: Sendable {
         }
     }
 
+    /// One index per list of keys: a unique index serves where a plain one is asked for, and a
+    /// plain one asked to be unique is rebuilt unique in the same commit (or stays as it is
+    /// when the documents break the rule).
     private func addIndex(_ keys: String, isUnique: Bool) throws {
         try withState { state in
             let parsed = try QueryParser.parseSortKeys(keys, aliases: state.definition.aliases)
-            guard !state.definition.indexes.contains(where: { $0.keys == parsed && $0.isUnique == isUnique }) else { return }
+            let existing = state.definition.indexes.first { $0.keys == parsed }
+            if let existing, existing.isUnique || !isUnique { return }
             var write = state.beginWrite()
+            write.definition.indexes.removeAll { $0.keys == parsed }
             try state.stageNewIndex(keys: parsed, isUnique: isUnique, into: &write)
             try state.commit(write)
         }
