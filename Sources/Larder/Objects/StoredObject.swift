@@ -37,13 +37,6 @@ open class StoredObject {
     /// saved, or once the store is closed.
     public var store: Store? { attachedStore }
 
-    /// False while the object is a fault: its rowID is known but its fields are not loaded.
-    @exclusivity(unchecked) public internal(set) var hasContent = true
-
-    /// True once the object's deletion has been saved (or it was inserted and deleted before
-    /// any save).
-    @exclusivity(unchecked) public internal(set) var isDeleted = false
-
     /// The error of the last failed automatic fault-in made by a ``Stored`` property (whose
     /// getter cannot throw), or nil. Call ``fetchContent()`` to see such an error thrown.
     public var faultError: (any Error)? {
@@ -69,6 +62,16 @@ open class StoredObject {
     @exclusivity(unchecked) @usableFromInline internal var isLoadingContent = false
     /// True while ``Store/delete(_:)`` runs the object's delete rules.
     @exclusivity(unchecked) internal var isBeingDeleted = false
+
+    // The one-byte fields come after the references, together: a subclass's fields then start
+    // 16 bytes earlier than if these were spread between them (a Song of 80 bytes takes 64).
+
+    /// False while the object is a fault: its rowID is known but its fields are not loaded.
+    @exclusivity(unchecked) public internal(set) var hasContent = true
+
+    /// True once the object's deletion has been saved (or it was inserted and deleted before
+    /// any save).
+    @exclusivity(unchecked) public internal(set) var isDeleted = false
 
     /// Creates a new object with content and no rowID; ``Store/insert(_:)`` adds it to a store.
     ///
