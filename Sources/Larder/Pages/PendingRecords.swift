@@ -78,8 +78,8 @@ package struct PendingRecords {
     /// `reading`; a rekey reads with the old key and writes with the new). Returns how many
     /// records the file gains (negative when it loses some). Throws
     /// ``StoreError/corruptRecord(class:rowID:)`` (with the page's first rowID) when a page to
-    /// merge with does not parse or open, or would carry a record over into a page of the
-    /// other kind (sealed whole or not).
+    /// merge with does not parse or open, or would carry a record over into a page of another
+    /// kind (unsealed, checked or sealed whole: PageSealing.Kind).
     package func writePages(of table: String, to batch: inout WriteBatch, from backend: any Backend,
                             reading: PageSealing = .unsealed, writing: PageSealing? = nil,
                             pageMayExist: (UInt64) -> Bool) throws -> Int {
