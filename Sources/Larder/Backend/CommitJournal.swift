@@ -18,8 +18,13 @@ internal enum CommitJournal {
 
     /// The journal file's bytes for `batch`.
     static func encode(_ batch: WriteBatch) -> [UInt8] {
+        // The header first, its length and checksum filled in at the end: the journal is built
+        // in one buffer, not copied from the payload into the file's bytes (a batch can be
+        // tens of megabytes).
         var payload = DataBuffer()
-        payload.reserveCapacity(batch.arena.count + batch.operationCount * 4 + 64)
+        payload.reserveCapacity(headerSize + batch.arena.count + batch.operationCount * 4 + 64)
+        magic.withUnsafeBytes { payload.appendRaw($0) }
+        for _ in magic.count ..< headerSize { payload.write(UInt8(0)) }
         for table in batch.tables {
             payload.write(table)
             payload.writeVarInt(UInt64(batch.operationCount(in: table)))
@@ -34,12 +39,11 @@ internal enum CommitJournal {
                 }
             }
         }
-        var file = magic
-        file.reserveCapacity(headerSize + payload.bytes.count)
-        file.appendLittleEndian(UInt64(payload.bytes.count))
-        let crc = payload.bytes.withUnsafeBytes { Checksum.crc32($0) }
-        file.appendLittleEndian(crc)
-        file.append(contentsOf: payload.bytes)
+        var file = payload.bytes
+        payload = DataBuffer()   // `file` is now the buffer's only owner: no copy on write
+        let crc = file.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }
+        file.replaceLittleEndian(UInt64(file.count - headerSize), at: magic.count)
+        file.replaceLittleEndian(crc, at: magic.count + 8)
         return file
     }
 
