@@ -9,9 +9,10 @@ package struct PageCache {
 
     /// The cached page's number; `.max` when nothing is cached.
     package private(set) var number: UInt64 = .max
-    /// Its bytes (opened, for a page sealed whole); empty when the file has no such page.
+    /// Its bytes (the page inside, for a page checked or sealed whole); empty when the file has
+    /// no such page.
     package private(set) var bytes: [UInt8] = []
-    /// The cipher that opens the cached page's envelopes: nil for a page that was sealed whole
+    /// The cipher that opens the cached page's envelopes: nil for a page written whole
     /// (PageSealing), or in a plaintext store.
     package private(set) var envelopeCipher: RecordCipher?
     /// True while a caller reads `bytes`.

@@ -1,7 +1,7 @@
 // PendingRecords: the records one save writes to one class file, in their envelopes, then
 // grouped into pages (RecordPage): each page touched gets one put (or a delete, when its last
-// record goes), merged with the page as the file holds it, and sealed whole in an encrypted
-// store (PageSealing).
+// record goes), merged with the page as the file holds it, and checked or sealed whole
+// (PageSealing).
 
 /// The sealed records and deletions of one class in one save.
 package struct PendingRecords {
@@ -28,8 +28,8 @@ package struct PendingRecords {
     /// True when nothing is pending.
     package var isEmpty: Bool { changes.isEmpty }
 
-    /// Adds `content` in the envelope `sealing` writes (checksummed, or plain inside a page
-    /// to be sealed whole) as the record of `rowID`.
+    /// Adds `content` in the envelope `sealing` writes (plain inside a page checked or sealed
+    /// whole, checksummed in an unsealed one) as the record of `rowID`.
     mutating func seal(rowID: UInt64, version: UInt8, content: [UInt8], for sealing: PageSealing) throws(RecordEnvelope.Failure) {
         let keyStart = bytes.count
         RowIDKey.append(rowID, to: &bytes)

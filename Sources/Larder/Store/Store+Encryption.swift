@@ -52,8 +52,8 @@ extension Store {
     /// Adds to `batch` every page of the class file `table`, with each record opened with the
     /// current cipher and the page sealed whole with `newCipher` (or checksummed whole, for
     /// nil).
-    internal func resealClassFile(_ table: String, scope: UInt64, into batch: inout WriteBatch,
-                                  with newCipher: RecordCipher?) throws {
+    private func resealClassFile(_ table: String, scope: UInt64, into batch: inout WriteBatch,
+                                 with newCipher: RecordCipher?) throws {
         var pending = PendingRecords()
         let writing = PageSealing(cipher: newCipher, scope: scope, checksPages: true)
         try forEachRecord(inClassFile: table) { rowID, envelope, key, envelopeCipher in
@@ -70,7 +70,7 @@ extension Store {
                                    writing: writing) { _ in true }
     }
 
-    /// Opens a record with `cipher` (the current one; nil inside a page sealed whole), for a
+    /// Opens a record with `cipher` (the current one; nil inside a page written whole), for a
     /// rekey.
     private func openForRekey(_ envelope: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, cipher: RecordCipher?,
                               scope: UInt64, damaged: () -> StoreError) throws -> DataBuffer {

@@ -181,7 +181,7 @@ extension Store {
     }
 
     /// Reads `record` into `object`, which becomes an object with content; `envelopeCipher`
-    /// opens the record's envelope (nil inside a page sealed whole). Writes made while reading
+    /// opens the record's envelope (nil inside a page written whole). Writes made while reading
     /// are not tracked as updates.
     private func fill(_ object: StoredObject, from record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
                       envelopeCipher: RecordCipher?, entry: ClassEntry, scratch buffer: inout DataBuffer) throws {

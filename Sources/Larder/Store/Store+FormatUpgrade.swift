@@ -9,13 +9,11 @@
 extension Store {
     /// The format in which class files hold one record per object.
     static let lastFormatWithoutPages: UInt64 = 2
-    /// The format from which an encrypted store's pages are sealed whole.
-    static let firstFormatWithSealedPages: UInt64 = 4
     /// The format from which a plaintext store's pages are checksummed whole.
     static let firstFormatWithCheckedPages: UInt64 = 5
 
     /// Adds to `batch` the move of every record of every class file in the registry from its
-    /// rowID key into its page (sealed whole with the store's cipher, if it has one).
+    /// rowID key into its page (checked or sealed whole, as the store writes pages).
     internal func addUpgradeToPages(to batch: inout WriteBatch) throws {
         for (name, record) in records.sorted(by: { $0.key < $1.key }) {
             var pending = PendingRecords()

@@ -117,7 +117,7 @@ extension Store {
     }
 
     /// Writes what an older or new store lacks, in one batch: records moved into pages, pages
-    /// sealed whole, the format record, the encryption settings in their current form with
+    /// written whole, the format record, the encryption settings in their current form with
     /// every other metadata record sealed, or (with `newKey`, for a plaintext store) encryption
     /// turned on.
     private func bringUpToDate(_ stored: [[UInt8]: [UInt8]], foundFormat: UInt64?, upgradedRecord: EncryptionRecord?,

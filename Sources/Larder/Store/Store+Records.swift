@@ -10,7 +10,7 @@ extension Store {
     }
 
     /// Calls `body` with the envelope of `rowID`'s record (nil when the class file has none),
-    /// the record's key bytes and the cipher that opens the envelope (nil inside a page sealed
+    /// the record's key bytes and the cipher that opens the envelope (nil inside a page written
     /// whole). Throws ``StoreError/corruptRecord(class:rowID:)`` when the page that holds it is
     /// damaged.
     internal func withRecord<R>(of rowID: UInt64, entry: ClassEntry,
@@ -73,7 +73,7 @@ extension Store {
 
     /// Calls `body` with the rowID, envelope and key bytes of every record in the class file
     /// `table`, in storage order, and the cipher that opens the envelope (nil inside a page
-    /// sealed whole). A damaged page or a key that is not a page's throws
+    /// written whole). A damaged page or a key that is not a page's throws
     /// ``StoreError/corruptRecord(class:rowID:)``.
     internal func forEachRecord(inClassFile table: String,
                                 _ body: (_ rowID: UInt64, _ envelope: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer,

@@ -44,7 +44,7 @@ public final class Store {
     /// ``withReadScratch(_:)``).
     @exclusivity(unchecked) private var readScratch = DataBuffer()
     @exclusivity(unchecked) private var readScratchInUse = false
-    /// The storage a page sealed whole is opened into on its way to a class's page cache.
+    /// The storage a sealed page is decrypted into on its way to a class's page cache.
     @exclusivity(unchecked) internal var openedPageScratch: [UInt8] = []
     /// The last automatic fault-in error of each object whose fault-in failed
     /// (``StoredObject/faultError``).
