@@ -10,19 +10,23 @@ internal enum FileIO {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure("create", path) }
         defer { close(fd) }
-        var written = 0
-        try bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            while written < raw.count {
-                let result = Glibc.write(fd, base + written, raw.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw failure("write", path)
-                }
-                written += result
-            }
-        }
+        try bytes.withUnsafeBytes { try writeAll($0, to: fd, path: path) }
         if sync, fsync(fd) != 0 { throw failure("fsync", path) }
+    }
+
+    /// Writes every byte of `bytes` to `fd` (the file at `path`), retrying short and
+    /// interrupted writes.
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) throws {
+        guard let base = bytes.baseAddress else { return }
+        var written = 0
+        while written < bytes.count {
+            let result = Glibc.write(fd, base + written, bytes.count - written)
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw failure("write", path)
+            }
+            written += result
+        }
     }
 
     /// The whole file at `path`, or nil when there is none.
@@ -65,15 +69,7 @@ internal enum FileIO {
                     throw failure("read", source)
                 }
                 if count == 0 { break }
-                var written = 0
-                while written < count {
-                    let result = Glibc.write(output, base + written, count - written)
-                    if result < 0 {
-                        if errno == EINTR { continue }
-                        throw failure("write", destination)
-                    }
-                    written += result
-                }
+                try writeAll(UnsafeRawBufferPointer(start: base, count: count), to: output, path: destination)
             }
         }
         if sync, fsync(output) != 0 { throw failure("fsync", destination) }

@@ -159,6 +159,7 @@ extension TokyoCabinetBackend {
     /// forward from the journal.
     private func commit(_ shadows: [ShadowCopy]) throws {
         guard !shadows.isEmpty else { return }
+        defer { reopenOnNextUse(shadows.map(\.table)) }
         do {
             for (index, shadow) in shadows.enumerated() {
                 do {
@@ -172,10 +173,8 @@ extension TokyoCabinetBackend {
             try injectFault("sync directory", path)
             try FileIO.syncDirectory(path)
         } catch {
-            reopenOnNextUse(shadows.map(\.table))
             throw ApplyFailure(error: error, committedAny: true)
         }
-        reopenOnNextUse(shadows.map(\.table))
     }
 
     /// Closes the databases of `tables`, whose files were replaced, so that the next use opens
