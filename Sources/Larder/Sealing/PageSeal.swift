@@ -57,8 +57,7 @@ package enum PageSeal {
         data.reserveCapacity(label.count + 8 + RecordPage.keySize + 1)
         data.append(contentsOf: label)
         data.appendLittleEndian(scope)
-        data.append(RecordPage.keyPrefix)
-        RowIDKey.append(number, to: &data)
+        data.append(contentsOf: RecordPage.key(forPage: number))
         data.append(format)
         return data
     }
