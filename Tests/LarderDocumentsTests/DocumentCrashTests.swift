@@ -59,7 +59,10 @@ import LarderTestSupport
             checker.waitUntilExit()
             let parts = text.split(separator: " ")
             guard parts.count == 2, parts[0] == "ok", let rounds = Int(parts[1]) else {
-                Issue.record("seed \(seed) kill \(round): \(text) (\(Self.ending(of: checker)))")
+                // The store is kept for a post-mortem: the temporary one goes with the test.
+                let kept = NSTemporaryDirectory() + "larder-documents-crash-seed\(seed)-kill\(round)-\(getpid())"
+                try? FileManager.default.copyItem(atPath: temporary.path, toPath: kept)
+                Issue.record("seed \(seed) kill \(round): \(text) (\(Self.ending(of: checker))); store kept in \(kept)")
                 return
             }
             #expect(rounds >= lastAcknowledged && rounds <= lastAcknowledged + 1, "kill \(round): \(rounds) vs \(lastAcknowledged)")
