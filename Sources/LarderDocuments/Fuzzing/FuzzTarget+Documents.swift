@@ -6,7 +6,7 @@ import Larder
 
 extension FuzzTarget {
     /// The targets of the LarderDocuments module's decoders.
-    package static let documentsTargets: [FuzzTarget] = [jsonBinary, indexRun, documentQuery, jsonText]
+    package static let documentsTargets: [FuzzTarget] = [jsonBinary, documentQuery, jsonText]
 
     /// Every decoder of untrusted bytes, in both modules.
     package static let all: [FuzzTarget] = larderTargets + documentsTargets

@@ -1,5 +1,6 @@
 // CollectionEngine: the engine behind one collection, used under its own lock. Reads
-// documents (through the cache and DocumentTable) and index ranges (IndexTable) for the
+// documents (through the cache and DocumentTable) and index ranges (IndexTable, Larder's index
+// engine, read through the SharedBackend and sealed with the DocumentCipher) for the
 // executor, and stages every write (documents, index entries, the definition), checking
 // unique indexes, before one WriteBatch applies it all: a call commits whole or changes
 // nothing.
@@ -76,7 +77,7 @@ final class CollectionEngine: DocumentSource {
 
     /// The table of `index` (in an encrypted store, with the directory of its runs, read on
     /// first use).
-    func table(of index: IndexDefinition) throws -> IndexTable {
+    func table(of index: IndexDefinition) throws -> IndexTable<SharedBackend> {
         var table = plaintextTable(of: index)
         if let cipher {
             if runDirectories[index.id] == nil { runDirectories[index.id] = try table.readDirectory(with: cipher) }
@@ -87,19 +88,20 @@ final class CollectionEngine: DocumentSource {
 
     /// The table of `index` for a write that replaces all its runs (sealed with `cipher`, by
     /// default the store's): its directory is not read, so a damaged one goes too.
-    func tableToReplace(_ index: IndexDefinition, sealingWith cipher: DocumentCipher?? = nil) -> IndexTable {
+    func tableToReplace(_ index: IndexDefinition, sealingWith cipher: DocumentCipher?? = nil) -> IndexTable<SharedBackend> {
         var table = plaintextTable(of: index)
         table.sealedRuns = (cipher ?? self.cipher).map { SealedRuns(cipher: $0, directory: RunDirectory()) }
         return table
     }
 
     /// The table of `index` without its sealed runs (a plaintext store's table).
-    func plaintextTable(of index: IndexDefinition) -> IndexTable {
-        // The definition rather than its name: the name is only made for an error.
+    func plaintextTable(of index: IndexDefinition) -> IndexTable<SharedBackend> {
         let tableName = index.table(in: name)
         backend.declareOrderedTable(tableName)
-        return IndexTable(backend: backend, name: tableName, collection: name, definition: index,
-                          restartPoints: definition.indexRunsHaveRestartPoints)
+        // The definition rather than its name: the name is only made for an error.
+        return IndexTable(storage: backend, name: tableName, restartPoints: definition.indexRunsHaveRestartPoints) { [collection = name] reason in
+            DocumentError.corruptIndex(collection: collection, index: index.name, reason: reason)
+        }
     }
 
     /// The number of documents.

@@ -7,7 +7,9 @@
 //
 // scope is the table (a collection's name, an index table's name, `_store`), key the
 // record's key in it (a document's 8-byte rowID, a run's number, a metadata key), so a value
-// copied under another key, table or collection fails to open.
+// copied under another key, table or collection fails to open. It is the sealer of the
+// collections' index tables (IndexRunSealer, in Larder's index engine), with
+// DocumentRecord.encryptedFormat as their format byte.
 
 import Foundation
 import Larder
@@ -53,4 +55,10 @@ final class DocumentCipher: @unchecked Sendable {
         data.append(contentsOf: key)
         return data
     }
+}
+
+extension DocumentCipher: IndexRunSealer {
+    /// An index table's sealed runs and directory are stored like sealed documents:
+    /// `[DocumentRecord.encryptedFormat][sealed bytes]`.
+    var sealedFormat: UInt8 { DocumentRecord.encryptedFormat }
 }

@@ -2,13 +2,14 @@
 // concurrent use (Tokyo Cabinet's handles are not), so every call takes one (recursive: an index
 // scan reads documents from inside its callback) lock; everything else a collection does
 // (parsing, planning, decoding, evaluating, sorting) runs outside it, in parallel with other
-// collections.
+// collections. It is the storage of the collections' index tables (IndexTableStorage, in
+// Larder's index engine).
 
 import Foundation
 import Larder
 
 /// The backend behind a lock.
-final class SharedBackend: @unchecked Sendable {
+final class SharedBackend: IndexTableStorage, @unchecked Sendable {
     // @unchecked: `backend` is only used while `lock` is held.
     private let backend: any Backend
     private let lock = NSRecursiveLock()

@@ -1,18 +1,17 @@
 // IndexRunBuilder: writes sorted index entries into runs (IndexRun) as they come, closing a
 // run when it reaches its byte budget, so that a commit merging changes into stored runs
-// never holds their entries as separate arrays.
-
-import Larder
+// never holds their entries as separate arrays. Part of the index engine that object indexes
+// and document collections share.
 
 /// Builds runs from entries given in ascending order.
-struct IndexRunBuilder {
+package struct IndexRunBuilder {
     /// A run is closed once its entries take this many bytes.
-    let budget: Int
-    /// Whether runs get restart points (format 0x53), or not (0x52, collections of format 4
-    /// and before).
-    let restartPoints: Bool
+    package let budget: Int
+    /// Whether runs get restart points (format 0x53), or not (0x52, document collections of
+    /// format 4 and before).
+    package let restartPoints: Bool
     /// The runs built so far: each run's key (its first entry) and value.
-    private(set) var runs: [(key: [UInt8], value: [UInt8])] = []
+    package private(set) var runs: [(key: [UInt8], value: [UInt8])] = []
     private var key: [UInt8] = []
     private var previous: [UInt8] = []
     private var body: [UInt8] = []
@@ -22,7 +21,7 @@ struct IndexRunBuilder {
 
     /// A builder whose runs take about `budget` bytes of entries each (at least one entry),
     /// with restart points or not.
-    init(budget: Int = IndexRun.targetSize, restartPoints: Bool = true) {
+    package init(budget: Int = IndexRun.targetSize, restartPoints: Bool = true) {
         self.budget = max(budget, 1)
         self.restartPoints = restartPoints
         body.reserveCapacity(self.budget + 256)
@@ -30,13 +29,13 @@ struct IndexRunBuilder {
 
     /// A budget that splits `size` bytes of entries into runs of about the same size, each
     /// under ``IndexRun/targetSize``: later entries then find room in every run.
-    static func evenBudget(forBytes size: Int) -> Int {
+    package static func evenBudget(forBytes size: Int) -> Int {
         let runs = max(1, (size + IndexRun.targetSize - 1) / IndexRun.targetSize)
         return (size + runs - 1) / runs
     }
 
     /// Appends `entry`, which sorts after every entry appended before.
-    mutating func append(_ entry: UnsafeRawBufferPointer) {
+    package mutating func append(_ entry: UnsafeRawBufferPointer) {
         if count > 0, body.count >= budget { finishRun() }
         if count == 0 {
             key.removeAll(keepingCapacity: true)
@@ -60,12 +59,12 @@ struct IndexRunBuilder {
         count += 1
     }
 
-    mutating func append(_ entry: [UInt8]) {
+    package mutating func append(_ entry: [UInt8]) {
         entry.withUnsafeBytes { append($0) }
     }
 
     /// Closes the last run and returns every run.
-    mutating func finish() -> [(key: [UInt8], value: [UInt8])] {
+    package mutating func finish() -> [(key: [UInt8], value: [UInt8])] {
         if count > 0 { finishRun() }
         return runs
     }

@@ -1,9 +1,11 @@
-// IndexRun: how an index table stores its entries. Every call into Tokyo Cabinet is expensive
+// IndexRun: how an index table stores its entries, for the one index engine that object
+// indexes and document collections share. Every call into Tokyo Cabinet is expensive
 // (DESIGN.md), so a B+tree record holds a run of consecutive entries, not one entry: a
-// million documents' entries take a few thousand records, a range is read a run at a time,
-// and a commit rewrites only the runs its changes fall into.
+// million entries take a few thousand records, a range is read a run at a time, and a commit
+// rewrites only the runs its changes fall into.
 //
-//   key:    the run's first entry (encoded key values, then the rowID: see IndexKey)
+//   key:    the run's first entry (encoded key values, then the rowID: for documents, see
+//           LarderDocuments' IndexKey)
 //   value:  [0x53 'S'][CRC-32 of key and the bytes after it, 4 bytes little-endian]
 //           [varint entry count][entry]...                 every entry after the first
 //           [restart offset, 4 bytes little-endian]...     of every 16th entry, from the value's start
@@ -12,31 +14,33 @@
 //
 // Every 16th entry (the 16th, 32nd, ... after the key) shares no bytes with the one before it,
 // and the restart offsets say where these lie: a find that starts inside a run looks for its
-// start among them, then steps through at most 16 entries, not half the run. Collections of
-// format 4 and before write runs of format 0x52 'R', the same without restart points (and
+// start among them, then steps through at most 16 entries, not half the run. Document
+// collections of format 4 and before write runs of format 0x52 'R', the same without restart points (and
 // read both). Runs never overlap: every entry of a run sorts before the next run's key.
 // docs/FORMAT.md (section 16) has the bytes.
 
-import Larder
-
 /// Encodes and decodes runs of index entries.
-enum IndexRun {
+package enum IndexRun {
     /// The first byte of a run's value without restart points.
-    static let format: UInt8 = 0x52
+    package static let format: UInt8 = 0x52
     /// The first byte of a run's value with restart points.
-    static let indexedFormat: UInt8 = 0x53
+    package static let indexedFormat: UInt8 = 0x53
     /// Every this many entries after the key, an entry is a restart point.
-    static let restartInterval = 16
+    package static let restartInterval = 16
     /// A run is closed once its entries take this many bytes.
-    static let targetSize = 4_096
+    package static let targetSize = 4_096
 
     /// A run whose bytes do not parse or whose checksum does not match.
-    struct Damage: Error {
-        var reason: String
+    package struct Damage: Error {
+        package var reason: String
+
+        package init(reason: String) {
+            self.reason = reason
+        }
     }
 
     /// The number of entries in the run, after checking its checksum.
-    static func count(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(Damage) -> Int {
+    package static func count(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(Damage) -> Int {
         try Reader(key: key, value: value).count
     }
 
@@ -44,8 +48,8 @@ enum IndexRun {
     /// (nil: the first), until it returns false (the pointer is valid only during the call);
     /// returns false when `body` did.
     @discardableResult
-    static func forEachEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from start: [UInt8]? = nil,
-                             _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+    package static func forEachEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from start: [UInt8]? = nil,
+                                     _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
         var reader = try Reader(key: key, value: value)
         // An entry is at most the key and every suffix after it: the value's size.
         return try withUnsafeTemporaryAllocation(byteCount: key.count + value.count, alignment: 1) { buffer in
@@ -106,7 +110,7 @@ enum IndexRun {
     }
 
     /// Every entry of the run, in order.
-    static func entries(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> [[UInt8]] {
+    package static func entries(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> [[UInt8]] {
         var entries: [[UInt8]] = []
         try forEachEntry(key: key, value: value) { entry in
             entries.append(Array(entry))

@@ -1,34 +1,41 @@
 // IndexTable+SealedRuns: an index table's runs in an encrypted store, stored sealed under run
-// numbers and found through the table's RunDirectory (kept by the collection). The same
-// reads and writes as the plaintext table's B+tree cursor, over the directory.
+// numbers and found through the table's RunDirectory (kept by the table's owner: a document
+// collection, a class's object index). The same reads and writes as the plaintext table's
+// B+tree cursor, over the directory. Every sealed record is [sealedFormat][sealed bytes],
+// sealed by the owner's IndexRunSealer under the table's name and the record's key.
 
-import Larder
+/// The sealer and directory of an encrypted store's index table.
+package struct SealedRuns: Sendable {
+    /// Seals and opens the table's runs and directory.
+    package let cipher: any IndexRunSealer
+    /// The table's runs; a write updates it (the owner adopts it once the write is applied).
+    package var directory: RunDirectory
 
-/// The cipher and directory of an encrypted store's index table.
-struct SealedRuns {
-    let cipher: DocumentCipher
-    /// The table's runs; a write updates it (the collection adopts it once the write is applied).
-    var directory: RunDirectory
+    package init(cipher: any IndexRunSealer, directory: RunDirectory = RunDirectory()) {
+        self.cipher = cipher
+        self.directory = directory
+    }
 }
 
 extension IndexTable {
-    /// The directory stored in the table (empty when it has none yet), opened with `cipher`.
-    func readDirectory(with cipher: DocumentCipher) throws -> RunDirectory {
+    /// The directory stored in the table (empty when it has none yet), opened with `sealer`.
+    package func readDirectory(with sealer: any IndexRunSealer) throws -> RunDirectory {
         var directory = RunDirectory()
-        try backend.readValue(forKey: RunDirectory.key, in: name) { bytes in
+        try storage.readValue(forKey: RunDirectory.key, in: name) { bytes in
             guard let bytes else { return }
-            let content = try open(bytes, key: RunDirectory.key, with: cipher)
+            let content = try open(bytes, key: RunDirectory.key, with: sealer)
             directory = try checked { try RunDirectory(decoding: content) }
         }
         return directory
     }
 
-    /// The plaintext of the sealed record `bytes` under `key`; a damaged or moved one is
-    /// `DocumentError.corruptIndex`.
-    private func open(_ bytes: UnsafeRawBufferPointer, key: [UInt8], with cipher: DocumentCipher) throws -> [UInt8] {
+    /// The plaintext of the sealed record `bytes` under `key`; a damaged or moved one is the
+    /// owner's error (``corrupt``).
+    private func open(_ bytes: UnsafeRawBufferPointer, key: [UInt8], with sealer: any IndexRunSealer) throws -> [UInt8] {
+        let format = sealer.sealedFormat
         let content = key.withUnsafeBytes { key in
-            bytes.first == DocumentRecord.encryptedFormat
-                ? cipher.open(UnsafeRawBufferPointer(rebasing: bytes[1...]), format: DocumentRecord.encryptedFormat, scope: name, key: key)
+            bytes.first == format
+                ? sealer.open(UnsafeRawBufferPointer(rebasing: bytes[1...]), format: format, scope: name, key: key)
                 : nil
         }
         guard let content else { throw corrupt("sealed index record fails authentication") }
@@ -36,11 +43,12 @@ extension IndexTable {
     }
 
     /// Adds to `batch` the put of `content` sealed under `key`.
-    private func putSealed(_ content: [UInt8], forKey key: [UInt8], with cipher: DocumentCipher, into batch: inout WriteBatch) throws {
-        var value: [UInt8] = [DocumentRecord.encryptedFormat]
+    private func putSealed(_ content: [UInt8], forKey key: [UInt8], with sealer: any IndexRunSealer, into batch: inout WriteBatch) throws {
+        let format = sealer.sealedFormat
+        var value: [UInt8] = [format]
         try content.withUnsafeBytes { content in
             try key.withUnsafeBytes { key in
-                try cipher.seal(content, format: DocumentRecord.encryptedFormat, scope: name, key: key, appendingTo: &value)
+                try sealer.seal(content, format: format, scope: name, key: key, appendingTo: &value)
             }
         }
         batch.put(value, forKey: key, in: name)
@@ -70,12 +78,12 @@ extension IndexTable {
     }
 
     /// The plaintext value of run `number`.
-    private func readRun(_ number: UInt64, with cipher: DocumentCipher) throws -> [UInt8] {
+    private func readRun(_ number: UInt64, with sealer: any IndexRunSealer) throws -> [UInt8] {
         let key = RunDirectory.key(ofRun: number)
         var value: [UInt8]?
-        try backend.readValue(forKey: key, in: name) { bytes in
+        try storage.readValue(forKey: key, in: name) { bytes in
             guard let bytes else { throw corrupt("a run of the directory is missing") }
-            value = try open(bytes, key: key, with: cipher)
+            value = try open(bytes, key: key, with: sealer)
         }
         return value ?? []
     }
@@ -91,7 +99,7 @@ extension IndexTable {
 
     /// Adds to `batch` the removal of every run (and the directory), emptying the directory.
     func removeEverySealedRun(_ sealed: inout SealedRuns, into batch: inout WriteBatch) throws {
-        try backend.removeEveryRecord(in: name, into: &batch)
+        try storage.removeEveryRecord(in: name, into: &batch)
         sealed.directory.runs.removeAll()
     }
 

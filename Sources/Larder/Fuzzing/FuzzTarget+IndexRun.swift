@@ -1,9 +1,8 @@
-// The index run fuzz target: one B+tree record of an index (IndexRun), key and value, as a
-// damaged or hostile file holds them. A run reads whole or throws Damage; its count agrees
-// with its entries; and a run a sane writer would have written answers a find from any
-// start with exactly the entries at or after it.
-
-import Larder
+// The index run fuzz target: one B+tree record of an index (IndexRun, the index engine of
+// object indexes and document collections), key and value, as a damaged or hostile file holds
+// them. A run reads whole or throws Damage; its count agrees with its entries; and a run a
+// sane writer would have written answers a find from any start with exactly the entries at or
+// after it.
 
 extension FuzzTarget {
     /// `[flags][key size][key][value]`; flags bit 0 set, the value's checksum is made right

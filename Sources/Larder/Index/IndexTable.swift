@@ -1,30 +1,55 @@
-// IndexTable: one index's B+tree table of runs (IndexRun). Reads ranges of entries a run at a
-// time, counts them without decoding the runs that lie wholly inside a range, and applies a
-// write's changes by rewriting only the runs they fall into: one cursor scan and one put per
-// run touched, into the write's batch. In an encrypted store the runs are sealed and found
-// through a directory (IndexTable+SealedRuns.swift).
-
-import Larder
+// IndexTable: one index's B+tree table of runs (IndexRun), the index engine that object
+// indexes and document collections share. Reads ranges of entries a run at a time, counts
+// them without decoding the runs that lie wholly inside a range, and applies a write's changes
+// by rewriting only the runs they fall into: one cursor scan and one put per run touched, into
+// the write's batch. In an encrypted store the runs are sealed and found through a directory
+// (IndexTable+SealedRuns.swift).
+//
+// The table knows neither objects nor documents: it reads through an IndexTableStorage (a
+// plain Backend, or the document store's lock-wrapped SharedBackend), seals with an
+// IndexRunSealer, and reports a damaged record with the error its owner makes (`corrupt`).
 
 /// The runs of one index table.
-struct IndexTable {
-    let backend: SharedBackend
-    /// The table's name, `<collection>.<id>.idx`.
-    let name: String
-    /// The collection and index definition, for errors.
-    let collection: String
-    let definition: IndexDefinition
-    /// Whether the runs it writes have restart points (collections of format 5 on).
-    let restartPoints: Bool
-    /// In an encrypted store, the cipher and directory of the sealed runs.
-    var sealedRuns: SealedRuns?
+///
+/// ```swift
+/// backend.declareOrderedTable("Song.1.idx")
+/// var table = IndexTable(storage: BackendIndexStorage(backend), name: "Song.1.idx", restartPoints: true,
+///                        corrupt: { reason in StoreError.corruptMetadata(key: "Song.1.idx", reason: reason) })
+/// var batch = WriteBatch()
+/// try table.write(IndexChanges(appended: entries), into: &batch)
+/// try backend.apply(batch)
+/// ```
+package struct IndexTable<Storage: IndexTableStorage> {
+    /// Where the table's records are read (writes go into the caller's batch).
+    package let storage: Storage
+    /// The table's name (a document collection's index: `<collection>.<id>.idx`), declared
+    /// ordered (``Backend/declareOrderedTable(_:)``) by the caller before the table is used.
+    package let name: String
+    /// Whether the runs it writes have restart points (document collections of format 5 on).
+    package let restartPoints: Bool
+    /// In an encrypted store, the sealer and directory of the sealed runs.
+    package var sealedRuns: SealedRuns?
+    /// The error for damage to this table's records, given its reason ("index run checksum
+    /// mismatch"): the owner's, so that a document collection reports
+    /// `DocumentError.corruptIndex` and an object store its own.
+    package let corrupt: @Sendable (_ reason: String) -> any Error
+
+    /// A table read through `storage` under `name`, plaintext unless `sealedRuns` is given.
+    package init(storage: Storage, name: String, restartPoints: Bool, sealedRuns: SealedRuns? = nil,
+                 corrupt: @escaping @Sendable (_ reason: String) -> any Error) {
+        self.storage = storage
+        self.name = name
+        self.restartPoints = restartPoints
+        self.sealedRuns = sealedRuns
+        self.corrupt = corrupt
+    }
 
     // MARK: Reading
 
     /// Calls `body` with every entry between `start` and `end` (inclusive; nil is open), in
     /// ascending order or descending when `reverse`, until it returns false.
-    func forEachEntry(from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
-                      _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+    package func forEachEntry(from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+                              _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
         if reverse { return try forEachEntryBackwards(from: start, through: end, body) }
         try forEachRun(from: start, through: end) { key, value in
             var goesOn = true
@@ -63,7 +88,7 @@ struct IndexTable {
     /// The number of entries between `start` and `end` (inclusive; nil is open). A run is
     /// decoded only when it may cross an end of the range: one that starts inside the range
     /// and is followed by another that does is counted from its header.
-    func count(from start: [UInt8]?, through end: [UInt8]?) throws -> Int {
+    package func count(from start: [UInt8]?, through end: [UInt8]?) throws -> Int {
         var total = 0
         // The last run seen that starts inside the range, not yet known to end inside it.
         var pendingKey: [UInt8] = []
@@ -110,15 +135,15 @@ struct IndexTable {
     private func forEachRun(from start: [UInt8]?, through end: [UInt8]?,
                             _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
         if let sealedRuns { return try forEachSealedRun(sealedRuns, from: start, through: end, reverse: false, body) }
-        guard let start else { return try backend.forEachRecord(in: name, from: nil, through: end, reverse: false, body) }
-        try backend.forEachRecord(in: name, holding: start, through: end, body)
+        guard let start else { return try storage.forEachRecord(in: name, from: nil, through: end, reverse: false, body) }
+        try storage.forEachRecord(in: name, holding: start, through: end, body)
     }
 
     /// Calls `body` with the runs that start at or before `end` (nil: all), last first.
     private func forEachRunBackwards(through end: [UInt8]?,
                                      _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
         if let sealedRuns { return try forEachSealedRun(sealedRuns, from: nil, through: end, reverse: true, body) }
-        try backend.forEachRecord(in: name, from: nil, through: end, reverse: true, body)
+        try storage.forEachRecord(in: name, from: nil, through: end, reverse: true, body)
     }
 
     /// A stored run as read for a merge: its key and value (none for the changes before the
@@ -157,7 +182,7 @@ struct IndexTable {
         var run = StoredRun()
         // One scan: the run holding `key`, then the one after it. When every run starts after
         // `key`, the scan's first record is that next run.
-        try backend.forEachRecord(in: name, holding: key, through: nil) { found, value in
+        try storage.forEachRecord(in: name, holding: key, through: nil) { found, value in
             if run.key == nil, ByteOrder.compare(found, key) <= 0 {
                 run.key = Array(found)
                 run.value = Array(value)
@@ -169,7 +194,7 @@ struct IndexTable {
         return run
     }
 
-    /// Runs `body`, reporting a damaged run as `DocumentError.corruptIndex`.
+    /// Runs `body`, reporting a damaged run with the owner's error (``corrupt``).
     @discardableResult
     func checked<Result>(_ body: () throws -> Result) throws -> Result {
         do {
@@ -179,16 +204,11 @@ struct IndexTable {
         }
     }
 
-    /// The error for damage to this index's records.
-    func corrupt(_ reason: String) -> DocumentError {
-        DocumentError.corruptIndex(collection: collection, index: definition.name, reason: reason)
-    }
-
     // MARK: Writing
 
     /// Adds to `batch` the puts and deletes of runs that apply `changes` (in an encrypted
     /// store, sealed, with the directory ``sealedRuns`` updated and put).
-    mutating func write(_ changes: IndexChanges, into batch: inout WriteBatch) throws {
+    package mutating func write(_ changes: IndexChanges, into batch: inout WriteBatch) throws {
         let touched = changes.sorted()
         if changes.replacesAll {
             try removeEveryRun(into: &batch)
@@ -210,7 +230,7 @@ struct IndexTable {
 
     /// Adds to `batch` the removal of every run (read by key only: damaged runs go too).
     private mutating func removeEveryRun(into batch: inout WriteBatch) throws {
-        guard var sealed = sealedRuns else { return try backend.removeEveryRecord(in: name, into: &batch) }
+        guard var sealed = sealedRuns else { return try storage.removeEveryRecord(in: name, into: &batch) }
         try removeEverySealedRun(&sealed, into: &batch)
         sealedRuns = sealed
     }
@@ -272,3 +292,5 @@ struct IndexTable {
         return builder.finish()
     }
 }
+
+extension IndexTable: Sendable where Storage: Sendable {}

@@ -1,42 +1,47 @@
-// RunDirectory: where an index table of an encrypted store keeps its runs. A plaintext index
-// table stores each run (IndexRun) under its first entry, so that the B+tree's byte order
-// finds ranges; those keys are index values in plaintext. An encrypted index table stores
-// each run sealed under a run number instead, and the ordered list of first entries and run
-// numbers in one sealed record, the directory, which a collection reads once and keeps in
-// memory: a range find binary-searches it, then reads the runs it names by number.
+// RunDirectory: where an index table of an encrypted store keeps its runs (the index engine
+// that object indexes and document collections share). A plaintext index table stores each
+// run (IndexRun) under its first entry, so that the B+tree's byte order finds ranges; those
+// keys are index values in plaintext. An encrypted index table stores each run sealed under a
+// run number instead, and the ordered list of first entries and run numbers in one sealed
+// record, the directory, which its owner (a collection, a class's index) reads once and keeps
+// in memory: a range find binary-searches it, then reads the runs it names by number.
 //
-//   run:        key [run number, 8 bytes big-endian]   value DocumentRecord-style [0x03][sealed IndexRun value]
-//   directory:  key "directory"                         value [0x03][sealed directory content]
+//   run:        key [run number, 8 bytes big-endian]   value [format][sealed IndexRun value]
+//   directory:  key "directory"                         value [format][sealed directory content]
 //   content:    [varint next run number][varint run count]
 //               ([varint run number][varint first entry size][first entry])...    in entry order
 //
-// Both are sealed by DocumentCipher with the index table's name as scope and the record's key
-// (DocumentRecord.encryptedFormat as format byte). A run's value keeps its CRC of first
-// entry and entries, so a run read through the directory is checked against the entry the
-// directory gives it. docs/FORMAT.md (section 16) has the bytes.
-
-import Larder
+// Both are sealed by the table's IndexRunSealer with the index table's name as scope and the
+// record's key; format is the sealer's sealedFormat (a document store's DocumentCipher:
+// DocumentRecord.encryptedFormat, 0x03). A run's value keeps its CRC of first entry and
+// entries, so a run read through the directory is checked against the entry the directory
+// gives it. docs/FORMAT.md (section 16) has the bytes.
 
 /// The ordered runs of one sealed index table.
-struct RunDirectory: Equatable {
+package struct RunDirectory: Equatable, Sendable {
     /// One run: its first entry and the number it is stored under.
-    struct Run: Equatable {
-        var first: [UInt8]
-        var number: UInt64
+    package struct Run: Equatable, Sendable {
+        package var first: [UInt8]
+        package var number: UInt64
+
+        package init(first: [UInt8], number: UInt64) {
+            self.first = first
+            self.number = number
+        }
     }
 
     /// The key of the directory's record.
-    static let key = Array("directory".utf8)
+    package static let key = Array("directory".utf8)
     /// The runs, in the order of their first entries.
-    var runs: [Run] = []
+    package var runs: [Run] = []
     /// The number the next new run is stored under (numbers are never reused).
-    var nextNumber: UInt64 = 1
+    package var nextNumber: UInt64 = 1
 
-    init() {}
+    package init() {}
 
     /// The directory in `content`; throws `IndexRun.Damage` when it does not parse or its runs
     /// are out of order.
-    init(decoding content: [UInt8]) throws(IndexRun.Damage) {
+    package init(decoding content: [UInt8]) throws(IndexRun.Damage) {
         var buffer = DataBuffer(bytes: content)
         do {
             nextNumber = try buffer.readVarInt()
@@ -60,7 +65,7 @@ struct RunDirectory: Equatable {
         }
     }
 
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var buffer = DataBuffer()
         buffer.writeVarInt(nextNumber)
         buffer.writeVarInt(UInt64(runs.count))
@@ -73,7 +78,7 @@ struct RunDirectory: Equatable {
 
     /// The position of the last run whose first entry sorts at or before `entry`, or nil when
     /// every run starts after it.
-    func lastPosition(atOrBefore entry: [UInt8]) -> Int? {
+    package func lastPosition(atOrBefore entry: [UInt8]) -> Int? {
         var low = 0, high = runs.count
         while low < high {
             let middle = (low + high) / 2
@@ -83,13 +88,13 @@ struct RunDirectory: Equatable {
     }
 
     /// A new run number.
-    mutating func takeNumber() -> UInt64 {
+    package mutating func takeNumber() -> UInt64 {
         defer { nextNumber += 1 }
         return nextNumber
     }
 
     /// The key a run is stored under.
-    static func key(ofRun number: UInt64) -> [UInt8] {
+    package static func key(ofRun number: UInt64) -> [UInt8] {
         RowIDKey.bytes(number)
     }
 }
