@@ -33,3 +33,15 @@ extension IndexRunSealer {
     /// envelopes and of a document store's records.
     package var sealedFormat: UInt8 { 0x03 }
 }
+
+extension IndexRunSealer {
+    /// The associated data a sealer binds a record to: `[format][scope, UTF-8][0x00][key]`.
+    package static func associatedData(format: UInt8, scope: String, key: UnsafeRawBufferPointer) -> [UInt8] {
+        var data: [UInt8] = [format]
+        data.reserveCapacity(2 + scope.utf8.count + key.count)
+        data.append(contentsOf: scope.utf8)
+        data.append(0)
+        data.append(contentsOf: key)
+        return data
+    }
+}

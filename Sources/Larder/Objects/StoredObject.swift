@@ -127,6 +127,17 @@ open class StoredObject {
     /// ```
     open class var storageName: String { String(describing: self) }
 
+    /// The indexes of the class's properties, used by queries (``Store/objects(of:where:orderBy:limit:offset:)``)
+    /// and kept with every save. Adding one builds it when the class is next registered;
+    /// removing one drops it. None by default.
+    ///
+    /// ```swift
+    /// override class var indexes: [ObjectIndex] {
+    ///     [ObjectIndex(\Song.seconds), ObjectIndex(\Song.isrc, unique: true)]
+    /// }
+    /// ```
+    open class var indexes: [ObjectIndex] { [] }
+
     /// Reads the object's fields from `buffer`, in the order ``writeContent(to:)`` wrote them.
     ///
     /// ```swift
@@ -221,6 +232,15 @@ open class StoredObject {
     @usableFromInline
     internal func fetchContentForRead() {
         guard !hasContent, !isLoadingContent else { return }
+        fetchFaultForRead()
+    }
+
+    /// The `@Stored` getter's fault path: it also names the storage it reads, which is how a
+    /// probe object (never in a store) learns which property a key path reads (KeyPathName).
+    @usableFromInline
+    internal func fetchContentForRead(storage: AnyKeyPath) {
+        guard !hasContent, !isLoadingContent else { return }
+        guard attachedStore != nil || entry != nil else { return KeyPathName.record(storage, readBy: self) }
         fetchFaultForRead()
     }
 

@@ -18,6 +18,13 @@ internal final class ClassEntry {
     var droppedRowIDs: [UInt64] = []
     /// The class's full-text index, when it declares indexed text or the store has one for it.
     var textIndex: TextIndex?
+    /// The indexes the class declares that this session can use (Store+ObjectIndexes).
+    var objectIndexes: [ObjectIndexState] = []
+    /// Indexes declared and not built yet (their objects reference a class registered later),
+    /// the index record to write with them, and tables of dropped indexes to empty then.
+    var unbuiltIndexes: [ObjectIndexState] = []
+    var pendingIndexRecord: ObjectIndexRecord?
+    var droppedIndexTables: [String] = []
     /// The registry record must be written at the next save.
     @exclusivity(unchecked) var needsRecordWrite = false
 

@@ -33,6 +33,7 @@ extension Store {
         }
         for name in records.keys.sorted() {
             try resealTextIndex(ofClass: name, into: &batch, with: newCipher)
+            try resealObjectIndexes(ofClass: name, into: &batch, with: newCipher)
         }
         try addMetadataResealed(with: newCipher, to: &batch)
         try reseal(table: Self.namesTable, scope: 0, into: &batch, with: newCipher) {
@@ -46,6 +47,7 @@ extension Store {
         try apply(batch)
         encryptionRecord = newRecord
         cipher = newCipher
+        try reopenObjectIndexTables()
         if compact { try self.compact() }
     }
 

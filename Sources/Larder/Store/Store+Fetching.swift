@@ -183,7 +183,7 @@ extension Store {
     /// Reads `record` into `object`, which becomes an object with content; `envelopeCipher`
     /// opens the record's envelope (nil inside a page written whole). Writes made while reading
     /// are not tracked as updates.
-    private func fill(_ object: StoredObject, from record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+    internal func fill(_ object: StoredObject, from record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
                       envelopeCipher: RecordCipher?, entry: ClassEntry, scratch buffer: inout DataBuffer) throws {
         do {
             try RecordEnvelope.open(record, key: key, cipher: envelopeCipher, scope: entry.classID, into: &buffer)

@@ -144,11 +144,13 @@ extension Store {
             var batch = WriteBatch()
             gains = try addPendingRecords(to: &batch)
             let textUpdate = try addTextIndexChanges(to: &batch)
+            var indexWrite = try addObjectIndexChanges(to: &batch)
             // The registry goes last, after the class files it describes.
             registry = changedRegistryRecords(newlyDeleted: newlyDeleted)
             try add(registry, to: &batch)
             try apply(batch)
             textUpdate?.adopt()
+            indexWrite.adopt()
         } catch {
             for object in context.autoInserted.reversed() { undoInsert(of: object) }
             throw error

@@ -17,6 +17,8 @@ extension Store {
         var existing: [String: Set<UInt64>] = [:]
         var references: [(fromClass: String, fromRowID: UInt64, toClass: String, toRowID: UInt64)] = []
         var indexedTexts: [String: [UInt64: RowText]] = [:]
+        // The entries each object gives its class's indexes, by class, in index order.
+        var indexEntries: [String: [[[UInt8]]]] = [:]
         // Pages reported damaged, by class: references into them are not reported again.
         var damagedPages: [String: Set<UInt64>] = [:]
 
@@ -50,6 +52,14 @@ extension Store {
                     try scratch.readContent(from: &buffer, in: self)
                     if entry.textIndex != nil, let text = Self.normalizedText(of: scratch) {
                         indexedTexts[name, default: [:]][rowID] = text
+                    }
+                    if !entry.objectIndexes.isEmpty {
+                        scratch.rowID = rowID
+                        var entries = indexEntries[name] ?? Array(repeating: [], count: entry.objectIndexes.count)
+                        for (position, index) in entry.objectIndexes.enumerated() {
+                            entries[position].append(index.definition.entry(for: scratch).bytes)
+                        }
+                        indexEntries[name] = entries
                     }
                 } catch {
                     report.problems.append(.undecodableRecord(class: name, rowID: rowID, reason: "\(error)"))
@@ -97,6 +107,14 @@ extension Store {
             guard let index = entry.textIndex, index.isRegistered else { continue }
             report.problems += verify(index, objectTexts: indexedTexts[entry.name] ?? [:])
         }
+        for entry in entriesByName.values.sorted(by: { $0.name < $1.name }) where entry.pendingIndexRecord == nil {
+            for (position, index) in entry.objectIndexes.enumerated() {
+                let expected = indexEntries[entry.name]?[position] ?? []
+                if let reason = try verify(index, expecting: expected) {
+                    report.problems.append(.objectIndexMismatch(class: entry.name, index: index.name, reason: reason))
+                }
+            }
+        }
         try backend.forEachRecord(in: Self.namesTable) { key, value in
             report.namedBufferCount += 1
             do {
@@ -111,5 +129,24 @@ extension Store {
             report.problems.append(.missingRecords(table: Self.namesTable, expected: expected, found: report.namedBufferCount))
         }
         return report
+    }
+
+    /// Why the entries of `index` differ from `expected` (the entries its class's objects
+    /// give), or nil when they agree.
+    private func verify(_ index: ObjectIndexState, expecting expected: [[UInt8]]) throws -> String? {
+        var stored: [[UInt8]] = []
+        do {
+            try index.forEachEntry(from: nil, through: nil, reverse: false) { entry in
+                stored.append(Array(entry))
+                return true
+            }
+        } catch let error as StoreError {
+            return "\(error)"
+        }
+        let wanted = expected.sorted(by: ByteOrder.less)
+        guard stored != wanted else { return nil }
+        let missing = Set(wanted).subtracting(stored).count
+        let extra = Set(stored).subtracting(wanted).count
+        return "\(missing) entr\(missing == 1 ? "y" : "ies") missing, \(extra) not matching an object"
     }
 }

@@ -68,8 +68,9 @@ public final class Store {
     /// 1: records without checksums; 2: checksummed (and encrypted) records, commit journal;
     /// 3: object records grouped into pages of 32 rowIDs (RecordPage); 4: an encrypted store's
     /// pages sealed whole (PageSeal), not record by record; 5: a plaintext store's pages
-    /// checksummed whole (PageCheck).
-    internal static let formatVersion: UInt64 = 5
+    /// checksummed whole (PageCheck); 6: object indexes (`index/<Class>` records, `_index` tables),
+    /// which a Larder that does not keep them must not write to.
+    internal static let formatVersion: UInt64 = 6
     internal static let formatKey = Array("format".utf8)
 
     /// Opens a store on `backend`, reading its class registry.
@@ -146,6 +147,14 @@ public final class Store {
         entriesByType[key] = entry
         entriesByName[name] = entry
         entriesByID[record.classID] = entry
+        do {
+            try attachObjectIndexes(to: entry)
+        } catch {
+            entriesByType[key] = nil
+            entriesByName[name] = nil
+            entriesByID[record.classID] = nil
+            throw error
+        }
     }
 
     /// Asks every live object to release the stored objects it holds

@@ -76,6 +76,14 @@ public enum StoreError: Error, Equatable, Sendable {
     /// A class has handed out every rowID (its next rowID is the largest there is: the
     /// registry record is damaged or tampered with).
     case rowIDsExhausted(class: String)
+    /// A save (or building a new unique index) would give two objects of the class the same
+    /// values in a unique index; nothing was written.
+    case uniqueIndexViolation(class: String, index: String)
+    /// An index the class declares cannot be kept: a key path of another class, or one that
+    /// names no stored property (give the index a `name:`), or two indexes with one name.
+    case invalidIndex(class: String, reason: String)
+    /// A record of an object index is damaged (`rebuildIndexes(of:)` rebuilds it).
+    case corruptIndex(class: String, index: String, reason: String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -84,6 +92,9 @@ extension StoreError: CustomStringConvertible {
         switch self {
         case let .unsupportedFormat(version): return "store format \(version) is newer than this Larder understands"
         case let .formatUpgradeRequired(version): return "store format \(version) must be upgraded: open the store once for writing"
+        case let .uniqueIndexViolation(name, index): return "two \(name) objects would have the same values in the unique index \(index)"
+        case let .invalidIndex(name, reason): return "an index of \(name) cannot be kept: \(reason)"
+        case let .corruptIndex(name, index, reason): return "the index \(index) of \(name) is damaged: \(reason)"
         case let .corruptMetadata(key, reason): return "store metadata '\(key)' is damaged: \(reason)"
         case let .missingRecords(table, expected, found):
             return "\(table) should hold \(expected) records and holds \(found): its file was emptied or replaced"

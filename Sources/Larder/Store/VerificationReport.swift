@@ -44,6 +44,9 @@ public struct VerificationReport: Sendable, Equatable {
         /// A class file or the named buffers hold fewer records than the registry says: records
         /// were removed, or the file was emptied or replaced.
         case missingRecords(table: String, expected: Int, found: Int)
+        /// An object index whose entries differ from the ones its class's objects give
+        /// (``Store/rebuildIndexes(of:)`` rebuilds it).
+        case objectIndexMismatch(class: String, index: String, reason: String)
 
         /// A sentence naming the problem, its class and rowID (or name).
         public var description: String {
@@ -56,6 +59,7 @@ public struct VerificationReport: Sendable, Equatable {
             case let .malformedKey(table): return "\(table): a key is malformed"
             case let .unexpectedRowID(name, rowID): return "\(name) \(rowID): rowID was never handed out"
             case let .textIndexMismatch(name, reason): return "\(name) full-text index: \(reason)"
+            case let .objectIndexMismatch(name, index, reason): return "\(name) index \(index): \(reason)"
             case let .missingRecords(table, expected, found): return "\(table): \(expected) records expected, \(found) found"
             }
         }

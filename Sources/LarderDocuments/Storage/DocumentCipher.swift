@@ -46,15 +46,6 @@ final class DocumentCipher: @unchecked Sendable {
         defer { lock.unlock() }
         return associatedData.withUnsafeBytes { try? cipher.open(sealed, authenticating: $0) }
     }
-
-    private static func associatedData(format: UInt8, scope: String, key: UnsafeRawBufferPointer) -> [UInt8] {
-        var data: [UInt8] = [format]
-        data.reserveCapacity(2 + scope.utf8.count + key.count)
-        data.append(contentsOf: scope.utf8)
-        data.append(0)
-        data.append(contentsOf: key)
-        return data
-    }
 }
 
 extension DocumentCipher: IndexRunSealer {

@@ -1,0 +1,165 @@
+// ObjectPredicate: a typed condition on the stored properties of a class, built from key paths
+// with Swift's operators. A tree of conditions (QueryCondition) joined by and, or and not.
+
+/// A condition on objects of `Root`, for ``Store/objects(of:where:orderBy:limit:offset:)``,
+/// ``Store/count(of:where:)`` and ``Store/firstObject(of:where:orderBy:)``.
+///
+/// Compare a key path with a value (`==`, `!=`, `<`, `<=`, `>`, `>=`), join with `&&`, `||`
+/// and `!`, or use ``in(_:_:)``, ``between(_:_:_:)``, ``hasPrefix(_:_:)`` and ``isNil(_:)``.
+/// `<`, `<=`, `>`, `>=`, `between` and `hasPrefix` never match `nil`; `==` and `!=` treat
+/// `nil` as a value, as Swift does. Strings compare by their UTF-8 bytes (code-point order).
+/// References compare by identity.
+///
+/// ```swift
+/// let page = try store.objects(of: Song.self,
+///                              where: \.album == kindOfBlue && \.seconds >= 60,
+///                              orderBy: [.ascending(\.title)], limit: 20)
+/// let some = try store.count(of: Song.self, where: .between(\.seconds, 100, 200) || .isNil(\.rating))
+/// ```
+public struct ObjectPredicate<Root: StoredObject>: @unchecked Sendable {
+    // @unchecked: conditions hold key paths and keys, both immutable.
+    internal indirect enum Node {
+        case condition(QueryCondition)
+        case and(Node, Node)
+        case or(Node, Node)
+        case not(Node)
+    }
+
+    internal let node: Node
+
+    internal init(_ node: Node) {
+        self.node = node
+    }
+
+    internal init<Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>, _ test: QueryCondition.Test, _ summary: String) {
+        let term = QueryTerm(keyPath)
+        node = .condition(QueryCondition(term: term, test: test, summary: summary))
+    }
+
+    /// Objects whose value at `keyPath` is one of `values`.
+    ///
+    /// ```swift
+    /// let some = try store.objects(of: Song.self, where: .in(\.seconds, [60, 120]))
+    /// ```
+    public static func `in`<Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>, _ values: [Value]) -> Self {
+        Self(keyPath, .within(values.map(\.indexKey)), "\(Self.describe(keyPath)) in \(Self.describeValue(values))")
+    }
+
+    /// Objects whose value at `keyPath` lies from `lower` through `upper` (both included).
+    ///
+    /// ```swift
+    /// let mid = try store.objects(of: Song.self, where: .between(\.seconds, 100, 200))
+    /// ```
+    public static func between<Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>, _ lower: Value, _ upper: Value) -> Self {
+        Self(keyPath, .between(lower.indexKey, upper.indexKey), "\(Self.describe(keyPath)) between \(Self.describeValue(lower)) and \(Self.describeValue(upper))")
+    }
+
+    /// Objects whose string at `keyPath` starts with `prefix` (by UTF-8 bytes).
+    ///
+    /// ```swift
+    /// let so = try store.objects(of: Song.self, where: .hasPrefix(\.title, "So"))
+    /// ```
+    public static func hasPrefix(_ keyPath: KeyPath<Root, String>, _ prefix: String) -> Self {
+        Self(keyPath, .hasPrefix(Self.prefixKey(prefix)), "\(Self.describe(keyPath)) has prefix \"\(prefix)\"")
+    }
+
+    /// Objects whose optional string at `keyPath` starts with `prefix` (nil never does).
+    ///
+    /// ```swift
+    /// let so = try store.objects(of: Song.self, where: .hasPrefix(\.subtitle, "Live"))
+    /// ```
+    public static func hasPrefix(_ keyPath: KeyPath<Root, String?>, _ prefix: String) -> Self {
+        Self(keyPath, .hasPrefix(Self.prefixKey(prefix)), "\(Self.describe(keyPath)) has prefix \"\(prefix)\"")
+    }
+
+    /// Objects whose optional value at `keyPath` is nil.
+    ///
+    /// ```swift
+    /// let unrated = try store.count(of: Song.self, where: .isNil(\.rating))
+    /// ```
+    public static func isNil<Value: IndexableValue>(_ keyPath: KeyPath<Root, Value?>) -> Self {
+        Self(keyPath, .isNil, "\(Self.describe(keyPath)) is nil")
+    }
+
+    /// Whether `object` (of `Root`, with its content) passes.
+    internal func matches(_ object: StoredObject) -> Bool {
+        Self.evaluate(node, on: object)
+    }
+
+    private static func evaluate(_ node: Node, on object: StoredObject) -> Bool {
+        switch node {
+        case let .condition(condition): return condition.matches(condition.term.key(of: object))
+        case let .and(left, right): return evaluate(left, on: object) && evaluate(right, on: object)
+        case let .or(left, right): return evaluate(left, on: object) || evaluate(right, on: object)
+        case let .not(inner): return !evaluate(inner, on: object)
+        }
+    }
+
+    /// The conditions every passing object meets (the terms of a top-level `&&`).
+    internal var conjuncts: [QueryCondition] {
+        var found: [QueryCondition] = []
+        func collect(_ node: Node) {
+            switch node {
+            case let .condition(condition): found.append(condition)
+            case let .and(left, right): collect(left); collect(right)
+            case .or, .not: break
+            }
+        }
+        collect(node)
+        return found
+    }
+
+    /// Whether the predicate is exactly the conjunction of its ``conjuncts``.
+    internal var isConjunction: Bool {
+        func check(_ node: Node) -> Bool {
+            switch node {
+            case .condition: return true
+            case let .and(left, right): return check(left) && check(right)
+            case .or, .not: return false
+            }
+        }
+        return check(node)
+    }
+
+    /// "seconds > 300 && (title has prefix "So" || rating is nil)".
+    internal var summary: String {
+        func describe(_ node: Node, nested: Bool) -> String {
+            switch node {
+            case let .condition(condition): return condition.summary
+            case let .and(left, right):
+                let text = describe(left, nested: true) + " && " + describe(right, nested: true)
+                return nested ? "(\(text))" : text
+            case let .or(left, right):
+                let text = describe(left, nested: true) + " || " + describe(right, nested: true)
+                return nested ? "(\(text))" : text
+            case let .not(inner): return "!" + describe(inner, nested: true)
+            }
+        }
+        return describe(node, nested: false)
+    }
+
+    /// A value as explain shows it: `nil`, `"text"`, `Album 3`, `42`.
+    internal static func describeValue(_ value: Any) -> String {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let wrapped = mirror.children.first?.value else { return "nil" }
+            return describeValue(wrapped)
+        }
+        switch value {
+        case let text as String: return "\"\(text)\""
+        case let object as StoredObject: return "\(type(of: object).storageName) \(object.rowID)"
+        case let values as [Any]: return "[" + values.map(describeValue).joined(separator: ", ") + "]"
+        default: return "\(value)"
+        }
+    }
+
+    internal static func describe(_ keyPath: AnyKeyPath) -> String {
+        KeyPathName.name(of: keyPath, root: Root.self) ?? String(describing: keyPath)
+    }
+
+    private static func prefixKey(_ prefix: String) -> [UInt8] {
+        var key = [IndexKeyBytes.stringTag]
+        IndexKeyBytes.appendEscapedPrefix(prefix.utf8, to: &key)
+        return key
+    }
+}

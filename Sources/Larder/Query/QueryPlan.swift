@@ -1,0 +1,88 @@
+// QueryPlan: how a query reads its class: a scan of every object, or the ranges of one index
+// (equalities on a prefix of its keys, then a range on the next key), walked in key order when
+// that order is the query's first sort key. The best index is the one that fixes the most keys;
+// a query whose conditions are all used by the ranges is exact, so it can be counted from the
+// index alone.
+
+/// The plan of one query.
+internal struct QueryPlan {
+    /// A key range of index entries, first and last inclusive.
+    typealias Range = (start: [UInt8], end: [UInt8])
+
+    /// The index used (its position among the class's usable indexes), nil for a scan.
+    var index: Int?
+    /// The index's name, for explain.
+    var indexName = ""
+    /// The entry ranges read, in ascending order.
+    var ranges: [Range] = []
+    /// The conditions the ranges apply, for explain.
+    var usedConditions: [String] = []
+    /// Whether the ranges hold exactly the objects that pass.
+    var isExact = false
+    /// When the ranges are walked in the order of the query's first sort key: the number of
+    /// index keys before that key (all fixed by equalities).
+    var orderedKeyPosition: Int?
+    /// The equality prefix of the walked ranges (the keys before the sort key).
+    var orderedPrefix: [UInt8] = []
+
+    static let scan = QueryPlan()
+
+    /// The most ranges an `in` list may expand to before the index is not worth it.
+    private static let rangeLimit = 4_096
+
+    /// The best plan for `query` over indexes with the given terms.
+    static func choose(for query: ObjectQuery, indexes: [(name: String, terms: [QueryTerm])]) -> QueryPlan {
+        var best = QueryPlan.scan
+        var bestScore = 0
+        for (position, index) in indexes.enumerated() {
+            guard let (plan, score) = plan(for: query, index: index.terms), score > bestScore else { continue }
+            best = plan
+            best.index = position
+            best.indexName = index.name
+            bestScore = score
+        }
+        return best
+    }
+
+    private static func plan(for query: ObjectQuery, index terms: [QueryTerm]) -> (QueryPlan, Int)? {
+        var prefixes: [[UInt8]] = [[]]
+        var used: [QueryCondition] = []
+        var fixed = 0
+        // Equalities on the leading keys.
+        while fixed < terms.count {
+            let candidates = query.conjuncts.filter { $0.term == terms[fixed] && $0.equalKeys != nil }
+            // A single value beats a list.
+            guard let condition = candidates.min(by: { ($0.equalKeys?.count ?? 0) < ($1.equalKeys?.count ?? 0) }),
+                  let keys = condition.equalKeys, prefixes.count * keys.count <= rangeLimit else { break }
+            prefixes = prefixes.flatMap { prefix in keys.map { prefix + $0 } }
+            used.append(condition)
+            fixed += 1
+        }
+        // Then a range on the next key.
+        var ranges: [Range] = prefixes.map { ($0, IndexKeyBytes.through($0)) }
+        var hasRange = false
+        if fixed < terms.count,
+           let condition = query.conjuncts.first(where: { $0.term == terms[fixed] && $0.equalKeys == nil && $0.keyRanges != nil }),
+           let keyRanges = condition.keyRanges {
+            ranges = prefixes.flatMap { prefix in keyRanges.map { (prefix + $0.start, prefix + $0.end) } }
+            used.append(condition)
+            hasRange = true
+        }
+        // The order: walked in index order when the first sort key is the next key after a
+        // single prefix of equalities (or any key a range was put on).
+        var orderedKeyPosition: Int?
+        if let first = query.order.first, prefixes.count == 1 {
+            if fixed < terms.count, first.term == terms[fixed] { orderedKeyPosition = fixed }
+        }
+        var score = fixed * 4 + (hasRange ? 2 : 0)
+        if orderedKeyPosition != nil, query.limit != nil { score += 1 }
+        guard score > 0 else { return nil }
+        var plan = QueryPlan()
+        plan.ranges = ranges.sorted { ByteOrder.less($0.start, $1.start) }
+        plan.usedConditions = used.map(\.summary)
+        plan.isExact = query.isConjunction && used.count == query.conjuncts.count
+        plan.orderedKeyPosition = orderedKeyPosition
+        if orderedKeyPosition != nil { plan.orderedPrefix = prefixes[0] }
+        return (plan, score)
+    }
+}

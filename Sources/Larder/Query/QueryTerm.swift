@@ -1,0 +1,45 @@
+// QueryTerm: one key path of a predicate, an order or an index, type-erased: the key path
+// (which identifies it, to match predicates with indexes) and how to append the key of its
+// value in an object.
+
+/// A key path of a stored class whose values are indexable.
+internal struct QueryTerm: Hashable, @unchecked Sendable {
+    // @unchecked: a key path is immutable; the closure captures only the key path.
+    let keyPath: AnyKeyPath
+    /// The class the key path starts at.
+    let root: StoredObject.Type
+    /// Appends the key of the value the key path reads in an object of `root` (or a subclass).
+    let appendKey: (StoredObject, inout [UInt8]) -> Void
+    /// Whether an object is a `root` (an index declared with another class's key path is refused).
+    let accepts: (StoredObject) -> Bool
+
+    init<Root: StoredObject, Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>) {
+        self.keyPath = keyPath
+        self.root = Root.self
+        self.accepts = { $0 is Root }
+        self.appendKey = { object, key in
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath].appendIndexKey(to: &key)
+        }
+    }
+
+    /// The key of the value in `object`, which must be a `root`.
+    func key(of object: StoredObject) -> [UInt8] {
+        var key: [UInt8] = []
+        appendKey(object, &key)
+        return key
+    }
+
+    /// The property's name ("title" for `\Song.title`), or the key path's description when
+    /// it names none.
+    var name: String {
+        KeyPathName.name(of: keyPath, root: root) ?? String(describing: keyPath)
+    }
+
+    static func == (left: QueryTerm, right: QueryTerm) -> Bool {
+        left.keyPath == right.keyPath
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(keyPath)
+    }
+}
