@@ -1,6 +1,7 @@
 // The model the crash worker saves: triples of objects in three classes that refer to each
 // other, and a counter. Every save keeps the invariant the parent test checks after a kill.
-// CrashA has indexed text, so every save also writes the full-text index.
+// CrashA has indexed text, so every save also writes the full-text index; CrashB and CrashC
+// have object indexes (CrashC's unique), so every save writes those too.
 
 import Larder
 
@@ -37,6 +38,8 @@ final class CrashB: StoredObject {
     @Stored var value: UInt64 = 0
     @Stored var a: CrashA?
 
+    override class var indexes: [ObjectIndex] { [ObjectIndex(\CrashB.value), ObjectIndex(\CrashB.a, \CrashB.value)] }
+
     override func writeContent(to buffer: inout DataBuffer) {
         buffer.write(value)
         buffer.writeReference(a)
@@ -51,6 +54,8 @@ final class CrashB: StoredObject {
 final class CrashC: StoredObject {
     @Stored var value: UInt64 = 0
     @Stored var b: CrashB?
+
+    override class var indexes: [ObjectIndex] { [ObjectIndex(\CrashC.value, unique: true)] }
 
     override func writeContent(to buffer: inout DataBuffer) {
         buffer.write(value)

@@ -141,8 +141,22 @@ func check() throws -> String {
     let report = try store.verify()
     guard report.isHealthy else { return "violation: \(report.problems)" }
     if let violation = try checkTextSearch(store) { return violation }
+    if let violation = try checkQueries(store, values: bValues) { return violation }
     try store.close()
     return "ok \(counter.saves)"
+}
+
+/// Queries through CrashB's and CrashC's indexes must give what a filter over the values gives.
+func checkQueries(_ store: Store, values: [UInt64]) throws -> String? {
+    guard let middle = values.dropFirst(values.count / 2).first else { return nil }
+    let above = try store.objects(of: CrashB.self, where: \.value >= middle).map(\.value)
+    if above != values.filter({ $0 >= middle }) { return "violation: index query found \(above.count) B objects" }
+    if try store.count(of: CrashC.self, where: \.value < middle) != values.filter({ $0 < middle }).count {
+        return "violation: index count of C objects disagrees"
+    }
+    let newest = try store.objects(of: CrashC.self, orderBy: [.descending(\.value)], limit: 3).map(\.value)
+    if newest != Array(values.sorted(by: >).prefix(3)) { return "violation: ordered index query found \(newest)" }
+    return nil
 }
 
 /// Full-text searches over CrashA's labels must give what a filter over the objects gives.
