@@ -1,4 +1,5 @@
-// The metadata fuzz targets: a class's registry record and the encryption record, the content
+// The metadata fuzz targets: a class's registry record, its object index record and the
+// encryption record, the content
 // of `_store` records as a damaged or hostile file holds them. Each decodes or throws, and a
 // record decoded once encodes to bytes that decode to the same record.
 
@@ -12,6 +13,17 @@ extension FuzzTarget {
         var encoded = record.encoded()
         let again = try? ClassRecord(decoding: &encoded)
         try FuzzViolation.check(again == record, "a class record does not survive encoding: \(record)")
+        return true
+    }
+
+    /// A class's object index record (`index/<C>`).
+    package static let objectIndexRecord = FuzzTarget(name: "objectIndexRecord", seeds: objectIndexRecordSeeds) { input throws(FuzzViolation) in
+        var buffer = DataBuffer(bytes: input)
+        guard let record = try? ObjectIndexRecord(decoding: &buffer) else { return false }
+        for index in record.indexes { _ = ObjectIndexRecord.table(number: index.number, className: "C") }
+        var encoded = record.encoded()
+        let again = try? ObjectIndexRecord(decoding: &encoded)
+        try FuzzViolation.check(again == record, "an object index record does not survive encoding: \(record)")
         return true
     }
 
@@ -29,6 +41,14 @@ extension FuzzTarget {
         let deleted = RowIDRanges(validating: [2 ... 2, 5 ... 9, 1_000 ... 70_000]) ?? RowIDRanges()
         return [ClassRecord(classID: 1, nextRowID: 1, version: 1, deletedRowIDs: RowIDRanges()).encoded().bytes,
                 ClassRecord(classID: 7, nextRowID: 70_001, version: 3, deletedRowIDs: deleted).encoded().bytes]
+    }
+
+    @Sendable private static func objectIndexRecordSeeds() -> [[UInt8]] {
+        var record = ObjectIndexRecord()
+        let empty = record.encoded().bytes
+        record.indexes = [.init(number: 1, name: "seconds", isUnique: false), .init(number: 3, name: "album,title", isUnique: true)]
+        record.nextNumber = 4
+        return [empty, record.encoded().bytes]
     }
 
     @Sendable private static func encryptionRecordSeeds() -> [[UInt8]] {

@@ -30,7 +30,7 @@ package struct FuzzTarget: Sendable {
 
     /// The targets of the Larder module's decoders.
     package static let larderTargets: [FuzzTarget] = [dataBuffer, recordPage, sealedPage, recordEnvelope, commitJournal,
-                                                      classRecord, encryptionRecord, textIndex, searchQuery, indexRun]
+                                                      classRecord, objectIndexRecord, encryptionRecord, textIndex, searchQuery, indexRun]
 }
 
 /// A decoder that answered wrongly: what it broke.
