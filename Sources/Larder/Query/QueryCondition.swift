@@ -1,7 +1,8 @@
 // QueryCondition: one test of one key path's value, on order-preserving keys (IndexKeyBytes):
 // how an object is tested in a scan, and the index ranges that hold exactly the objects that
-// pass it. Comparisons, ranges and prefixes never match nil (or NaN), as in SQL; == and !=
-// treat nil as a value, as Swift does.
+// pass it. Comparisons, ranges and prefixes never match nil (or NaN), as in SQL, and a
+// comparison with nil matches nothing (`\.rating < nil`); == and != treat nil as a value, as
+// Swift does.
 
 /// A test of one key path's value.
 internal struct QueryCondition: @unchecked Sendable {
@@ -21,8 +22,11 @@ internal struct QueryCondition: @unchecked Sendable {
 
     let term: QueryTerm
     let test: Test
-    /// For explain: "seconds > 300".
-    let summary: String
+    /// Makes the text explain shows ("seconds > 300"), only when asked: describing values
+    /// costs more than planning.
+    let describe: () -> String
+
+    var summary: String { describe() }
 
     /// Whether a value whose key is `key` passes.
     func matches(_ key: [UInt8]) -> Bool {
@@ -45,6 +49,7 @@ internal struct QueryCondition: @unchecked Sendable {
     /// rowID falls inside) that hold exactly the values that pass, or nil when the test needs
     /// more than a few ranges (`!=`).
     var keyRanges: [(start: [UInt8], end: [UInt8])]? {
+        if comparesWithNil { return [] }
         switch test {
         case let .equal(value): return [(value, IndexKeyBytes.through(value))]
         case .notEqual: return nil
@@ -64,6 +69,16 @@ internal struct QueryCondition: @unchecked Sendable {
         }
     }
 
+    /// Whether the test orders values against nil (`<`, `between`...), which no value passes.
+    private var comparesWithNil: Bool {
+        let nilKey = [IndexKeyBytes.nilTag]
+        switch test {
+        case let .less(value), let .lessOrEqual(value), let .greater(value), let .greaterOrEqual(value): return value == nilKey
+        case let .between(low, high): return low == nilKey || high == nilKey
+        default: return false
+        }
+    }
+
     /// Whether the test is an equality (one or a few exact keys), which a compound index can
     /// go on after.
     var equalKeys: [[UInt8]]? {
@@ -75,9 +90,10 @@ internal struct QueryCondition: @unchecked Sendable {
         }
     }
 
-    /// Whether `key` is a value of the type `sample` is a value of (not nil, not NaN).
+    /// Whether `key` is a value of the type `sample` is a value of (not nil, not NaN; nothing
+    /// is when `sample` is nil).
     private static func isValue(_ key: [UInt8], like sample: [UInt8]) -> Bool {
-        guard let tag = key.first, let sampleTag = sample.first else { return false }
+        guard let tag = key.first, let sampleTag = sample.first, sampleTag != IndexKeyBytes.nilTag else { return false }
         return isBool(tag) ? isBool(sampleTag) : tag == sampleTag
     }
 
