@@ -31,9 +31,10 @@ public struct ObjectPredicate<Root: StoredObject>: @unchecked Sendable {
         self.node = node
     }
 
-    internal init<Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>, _ test: QueryCondition.Test, _ summary: String) {
+    internal init<Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>, _ test: QueryCondition.Test,
+                                         _ summary: @escaping @autoclosure () -> String) {
         let term = QueryTerm(keyPath)
-        node = .condition(QueryCondition(term: term, test: test, summary: summary))
+        node = .condition(QueryCondition(term: term, test: test, describe: summary))
     }
 
     /// Objects whose value at `keyPath` is one of `values`.

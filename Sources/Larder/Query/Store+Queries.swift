@@ -114,13 +114,15 @@ extension Store {
         // Called with each candidate's saved state (`view`) and the instance to return.
         // Returns false to stop.
         var boundary: [UInt8]?
+        let exact = plan.index != nil && plan.isExact
         func consider(_ view: StoredObject, _ result: () -> StoredObject) -> Bool {
             let keys = query.order.map { $0.term.key(of: view) }
             if let boundary {
                 // Enough found in index order: only ties with the last one may still come.
                 guard keys.first == boundary else { return false }
             }
-            guard query.matches?(view) ?? true else { return true }
+            // An exact plan's ranges hold only passing objects (the index is the saved state).
+            if !exact { guard query.matches?(view) ?? true else { return true } }
             found.append((result(), keys))
             if plan.orderedKeyPosition != nil, let wanted, found.count >= wanted, boundary == nil {
                 boundary = keys.first
@@ -128,13 +130,23 @@ extension Store {
             return true
         }
         if let position = plan.index {
-            try readIndex(entry.objectIndexes[position], plan: plan, query: query, entry: entry, consider)
+            // In an ordered walk, once enough are found, an entry whose sort key differs from
+            // the last one found ends it, before its object is read.
+            let boundaryPrefix = plan.orderedPrefix
+            func isPastBoundary(_ entry: UnsafeRawBufferPointer) -> Bool {
+                guard let boundary else { return false }
+                return !entry.starts(with: boundaryPrefix + boundary)
+            }
+            try readIndex(entry.objectIndexes[position], plan: plan, query: query, entry: entry,
+                          isPastBoundary: isPastBoundary, chunkSize: { min(256, max(1, (wanted ?? 256) - found.count)) }, consider)
         } else {
             try forEachSavedState(of: entry) { view, result in _ = consider(view, result) }
         }
         if !query.order.isEmpty {
             found.sort { query.precedes(($0.keys, $0.object.rowID), ($1.keys, $1.object.rowID)) }
-        } else if plan.index != nil {
+        } else if plan.index == nil, zip(found, found.dropFirst()).contains(where: { $0.object.rowID > $1.object.rowID }) {
+            // A scan yields the file's order, which rewritten pages leave out of rowID order
+            // (index reads yield rowID order).
             found.sort { $0.object.rowID < $1.object.rowID }
         }
         let start = min(query.offset, found.count)
@@ -145,6 +157,7 @@ extension Store {
     /// Calls `consider` with the saved state of each object the plan's ranges name: in rowID
     /// order, or in the order of the query's first sort key when the plan walks the index.
     private func readIndex(_ index: ObjectIndexState, plan: QueryPlan, query: ObjectQuery, entry: ClassEntry,
+                           isPastBoundary: (UnsafeRawBufferPointer) -> Bool, chunkSize: () -> Int,
                            _ consider: (StoredObject, () -> StoredObject) -> Bool) throws {
         guard plan.orderedKeyPosition != nil, let first = query.order.first else {
             var rowIDs: [UInt64] = []
@@ -156,11 +169,11 @@ extension Store {
             }
             rowIDs.sort()
             var previous: UInt64?
-            for rowID in rowIDs where rowID != previous {
-                previous = rowID
-                guard let (view, result) = try savedState(of: rowID, entry: entry) else { continue }
-                guard consider(view, { result }) else { return }
+            rowIDs.removeAll { rowID in
+                defer { previous = rowID }
+                return rowID == previous
             }
+            try forEachSavedState(of: rowIDs, entry: entry) { view, result in consider(view, { result }) }
             return
         }
         // In order: one prefix of equalities, then the sort key's values. Descending walks the
@@ -183,16 +196,29 @@ extension Store {
             // Nil segments of every range first, then the value segments from the last range back.
             segments = segments.filter { !$0.reverse } + segments.filter(\.reverse).reversed()
         }
+        // RowIDs gathered in index order, a chunk at a time (as many as the limit still wants),
+        // and their objects read together.
         var goesOn = true
-        for segment in segments where goesOn {
-            try index.forEachEntry(from: segment.range.start, through: segment.range.end, reverse: segment.reverse) { indexEntry in
-                guard let rowID = ObjectIndexState.rowID(in: indexEntry), let (view, result) = try savedState(of: rowID, entry: entry) else {
-                    return true
-                }
+        var chunk: [UInt64] = []
+        func readChunk() throws {
+            try forEachSavedState(of: chunk, entry: entry) { view, result in
                 goesOn = consider(view, { result })
                 return goesOn
             }
+            chunk.removeAll(keepingCapacity: true)
         }
+        for segment in segments where goesOn {
+            try index.forEachEntry(from: segment.range.start, through: segment.range.end, reverse: segment.reverse) { indexEntry in
+                if isPastBoundary(indexEntry) {
+                    goesOn = false
+                    return false
+                }
+                if let rowID = ObjectIndexState.rowID(in: indexEntry) { chunk.append(rowID) }
+                if chunk.count >= chunkSize() { try readChunk() }
+                return goesOn
+            }
+        }
+        if goesOn, !chunk.isEmpty { try readChunk() }
     }
 
     private static func intersect(_ left: QueryPlan.Range, _ right: QueryPlan.Range) -> QueryPlan.Range? {

@@ -83,4 +83,138 @@ extension Store {
             }
         }
     }
+
+    /// Calls `body` with the saved state of each of `rowIDs` that is saved and not deleted in
+    /// this unit of work, in the order given, until it returns false. The pages of the objects
+    /// not in memory are read in one call to the backend (in place in the mapped file when it
+    /// can), not one read per object; ascending rowIDs share their pages' reads.
+    internal func forEachSavedState(of rowIDs: [UInt64], entry: ClassEntry,
+                                    _ body: (_ view: StoredObject, _ result: StoredObject) throws -> Bool) throws {
+        var start = 0
+        // Opened (decrypted) pages; not the store's scratch, which a readContent that faults
+        // in a neighbour reuses.
+        var opened: [UInt8] = []
+        // A batch of pages at a time, so that an early stop reads little more than it needs.
+        while start < rowIDs.count {
+            var keys: [[UInt8]] = []
+            var ends: [Int] = []
+            var end = start
+            while end < rowIDs.count, keys.count < Self.pagesPerBatch {
+                let number = RecordPage.number(of: rowIDs[end])
+                var last = end + 1
+                while last < rowIDs.count, RecordPage.number(of: rowIDs[last]) == number { last += 1 }
+                // Objects in memory need no page (unless changed: their saved copy is decoded).
+                let needsPage = rowIDs[end ..< last].contains { rowID in
+                    guard let live = entry.liveObject(rowID) else { return true }
+                    return live.pendingChange == .updated || (live.pendingChange == .none && !live.hasContent)
+                }
+                keys.append(needsPage ? RecordPage.key(forPage: number) : [])
+                ends.append(last)
+                end = last
+            }
+            var goesOn = true
+            var pageStart = start
+            func visit(_ position: Int, _ page: UnsafeRawBufferPointer?) throws {
+                defer { pageStart = ends[position] }
+                guard goesOn else { return }
+                for rowID in rowIDs[pageStart ..< ends[position]] where goesOn {
+                    guard let (view, result) = try savedState(of: rowID, entry: entry, page: page, scratch: &opened) else {
+                        continue
+                    }
+                    goesOn = try body(view, result)
+                }
+            }
+            let wanted = keys.filter { !$0.isEmpty }
+            var pages: [UnsafeRawBufferPointer?] = Array(repeating: nil, count: keys.count)
+            let inPlace = try backend.withValuesInPlace(forKeys: wanted, in: entry.name) { found in
+                var next = 0
+                for position in keys.indices where !keys[position].isEmpty {
+                    pages[position] = found[next]
+                    next += 1
+                }
+                // Each page is read whole (its checksum or seal) on first touch: its cache lines
+                // are asked for a few pages ahead, so that the misses overlap.
+                func prefetch(_ position: Int) {
+                    guard position < pages.count, let page = pages[position], let base = page.baseAddress else { return }
+                    for line in stride(from: 0, to: min(page.count, 4_096), by: 64) { CacheLinePrefetch.request(base + line) }
+                }
+                for position in 0 ..< Self.pagesAhead { prefetch(position) }
+                for position in keys.indices {
+                    prefetch(position + Self.pagesAhead)
+                    try visit(position, pages[position])
+                }
+            }
+            if !inPlace {
+                var copies: [[UInt8]?] = Array(repeating: nil, count: wanted.count)
+                try backend.readValues(forKeys: wanted, in: entry.name) { position, page in copies[position] = page.map(Array.init) }
+                var next = 0
+                for position in keys.indices {
+                    if keys[position].isEmpty {
+                        try visit(position, nil)
+                    } else {
+                        let copy = copies[next]
+                        next += 1
+                        if let copy { try copy.withUnsafeBytes { try visit(position, $0) } } else { try visit(position, nil) }
+                    }
+                }
+            }
+            guard goesOn else { return }
+            start = end
+        }
+    }
+
+    /// Pages read per call to the backend by ``forEachSavedState(of:entry:_:)``.
+    private static let pagesPerBatch = 256
+    /// How many pages ahead of the one decoded its cache lines are asked for.
+    private static let pagesAhead = 6
+
+    /// The saved state of `rowID` from `page` (its stored page, not opened yet; nil when not
+    /// read because the object is in memory, or when there is none), opened into `scratch`.
+    private func savedState(of rowID: UInt64, entry: ClassEntry, page: UnsafeRawBufferPointer?,
+                            scratch opened: inout [UInt8]) throws -> (view: StoredObject, result: StoredObject)? {
+        if let live = entry.liveObject(rowID) {
+            switch live.pendingChange {
+            case .deleted, .inserted: return nil
+            case .none where live.hasContent: return (live, live)
+            case .none, .updated: break
+            }
+        }
+        guard let page else { return try savedState(of: rowID, entry: entry) }
+        let number = RecordPage.number(of: rowID)
+        do {
+            return try openSavedState(of: rowID, entry: entry, page: page, number: number, scratch: &opened)
+        } catch is RecordPage.Damage {
+            throw StoreError.corruptRecord(class: entry.name, rowID: rowID)
+        }
+    }
+
+    private func openSavedState(of rowID: UInt64, entry: ClassEntry, page: UnsafeRawBufferPointer, number: UInt64,
+                                scratch opened: inout [UInt8]) throws -> (view: StoredObject, result: StoredObject)? {
+        try pageSealing(scope: entry.classID).withOpenedPage(page, number: number, scratch: &opened) { page, envelopeCipher in
+            let envelope: UnsafeRawBufferPointer?
+            do {
+                envelope = try RecordPage.record(of: rowID, in: page)
+            } catch {
+                throw StoreError.corruptRecord(class: entry.name, rowID: rowID)
+            }
+            guard let envelope else { return nil }
+            return try withUnsafeBytes(of: rowID.bigEndian) { key in
+                try withReadScratch { scratch in
+                    if let live = entry.liveObject(rowID) {
+                        if live.pendingChange == .none {
+                            try fill(live, from: envelope, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)
+                            return (live, live)
+                        }
+                        let copy = entry.type.init()
+                        copy.rowID = rowID
+                        try fill(copy, from: envelope, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)
+                        return (copy, live)
+                    }
+                    let object = try materialize(rowID: rowID, record: envelope, key: key, envelopeCipher: envelopeCipher,
+                                                 entry: entry, scratch: &scratch)
+                    return (object, object)
+                }
+            }
+        }
+    }
 }

@@ -170,7 +170,7 @@ extension Store {
     }
 
     /// A new live object for a record read from the class file.
-    private func materialize(rowID: UInt64, record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+    internal func materialize(rowID: UInt64, record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
                              envelopeCipher: RecordCipher?, entry: ClassEntry, scratch: inout DataBuffer) throws -> StoredObject {
         let object = entry.type.init()
         object.attach(to: self, entry: entry, rowID: rowID)
