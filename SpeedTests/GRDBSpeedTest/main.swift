@@ -285,6 +285,7 @@ do {
     case .pointRead: try pointRead()
     case .fullText: throw Failure("FullText runs on Larder and SQLite (FTS5) only")
     case .documents: throw Failure("Documents runs on LarderDocuments and SQLite's JSON functions only")
+    case .queries: throw Failure("Queries runs on Larder (objects and documents) and SQLite only")
     case .encryption: throw Failure("Encryption measures Larder's own encryption: Larder only")
     }
 } catch {

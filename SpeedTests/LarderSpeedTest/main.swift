@@ -207,6 +207,7 @@ do {
     case .pointRead: try pointRead()
     case .fullText: try fullText()
     case .documents: try documents()
+    case .queries: try queries()
     case .encryption: try encryption()
     }
 } catch {

@@ -425,5 +425,6 @@ case .simpleUpdate: simpleUpdate()
 case .pointRead: pointRead()
 case .fullText: fullText()
 case .documents: documents()
+case .queries: queries()
 case .encryption: fail("Encryption measures Larder's own encryption: Larder only")
 }

@@ -10,6 +10,7 @@ let chains: [[Workload]] = [
     [.simpleInsert, .simpleFetch, .simpleFetchStreaming, .pointRead],
     [.fullText],
     [.documents],
+    [.queries],
     [.encryption],
 ]
 let workloadOrder: [Workload] = chains.flatMap { $0 }
@@ -18,10 +19,17 @@ let workloadOrder: [Workload] = chains.flatMap { $0 }
 func workloads(of engine: String) -> Set<Workload> {
     if engine == "TokyoCabinet" { return [.simpleInsert, .simpleFetch, .pointRead] }
     if engine == "Larder" { return Set(Workload.allCases) }
-    // FullText compares with SQLite FTS5, Documents with SQLite's JSON functions: no GRDB side.
-    // Encryption is Larder's encrypted store against its plaintext one.
-    let others: Set<Workload> = engine == "GRDB" ? [.fullText, .documents, .encryption] : [.encryption]
+    // FullText compares with SQLite FTS5, Documents with SQLite's JSON functions, Queries with
+    // SQLite's indexes through its C API: no GRDB side. Encryption is Larder's encrypted store
+    // against its plaintext one.
+    let others: Set<Workload> = engine == "GRDB" ? [.fullText, .documents, .queries, .encryption] : [.encryption]
     return Set(Workload.allCases).subtracting(others)
+}
+
+/// Whether `engine` reports `phase` of `workload`: Queries' `documents_` phases are
+/// LarderDocuments', run by LarderSpeedTest beside Larder's objects; the other engines have none.
+func reports(_ engine: String, phase: String, of workload: Workload) -> Bool {
+    engine == "Larder" || workload != .queries || !phase.hasPrefix("documents_")
 }
 
 /// Where this executable lives: `dirname argv0`, or /proc/self/exe when argv0 has no slash.

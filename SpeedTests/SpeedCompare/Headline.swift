@@ -28,7 +28,10 @@ struct Headline {
          Headline(workload: "Documents", phase: "insertBatch", label: "Documents, insert (\(count(sizes.documents)) documents)", comparedWith: nil),
          Headline(workload: "Documents", phase: "findTag", label: "Documents, find `[tags] CONTAINS ?`", comparedWith: nil),
          Headline(workload: "Documents", phase: "count", label: "Documents, count `[address.country] = ?`", comparedWith: nil),
-         Headline(workload: "Documents", phase: "update10pct", label: "Documents, update 10%", comparedWith: nil)]
+         Headline(workload: "Documents", phase: "update10pct", label: "Documents, update 10%", comparedWith: nil),
+         Headline(workload: "Queries", phase: "equal", label: "Queries, 100 × find `seconds == ?` (\(count(sizes.querySongs)) songs, ~100 each)", comparedWith: nil),
+         Headline(workload: "Queries", phase: "albumFirst20", label: "Queries, 100 × first 20 of an album by title", comparedWith: nil),
+         Headline(workload: "Queries", phase: "count", label: "Queries, 100 × count of a 1% range", comparedWith: nil)]
     }
 
     /// `n` as the README writes sizes: 300k, 1M.

@@ -1,6 +1,6 @@
 // MarkdownReport: RESULTS.md: the run's setting and machine, failures, one summary table per
-// durability, the compaction table, the README summary (ReadmeSummary) and one detail table per
-// durability and workload.
+// durability, the compaction table, the Queries comparison (QueriesTable), the README summary
+// (ReadmeSummary) and one detail table per durability and workload.
 
 import Foundation
 import SpeedSupport
@@ -36,7 +36,7 @@ struct MarkdownReport {
         line("# Larder speed comparison")
         line()
         line("- Date: \(dateFormatter.string(from: started)) (run took \(formatTime(Date().timeIntervalSince(started))))")
-        line("- Scale: \(options.scale) (ComplexInsert: \(sizes.complexRounds) rounds of \(sizes.complexSongs) songs and \(sizes.complexPlaylists) playlists of \(sizes.songsPerPlaylist) songs; SimpleInsert: \(sizes.simpleSongs) songs; PointRead: \(sizes.pointReads) lookups; FullText: \(sizes.fullTextTitles) titles)")
+        line("- Scale: \(options.scale) (ComplexInsert: \(sizes.complexRounds) rounds of \(sizes.complexSongs) songs and \(sizes.complexPlaylists) playlists of \(sizes.songsPerPlaylist) songs; SimpleInsert: \(sizes.simpleSongs) songs; PointRead: \(sizes.pointReads) lookups; FullText: \(sizes.fullTextTitles) titles; Queries: \(sizes.querySongs) songs)")
         line("- Repetitions: \(options.repetitions); every number is the median over the repetitions")
         line("- Engines: \(summaries.engines.joined(separator: ", ")); durability: \(options.durabilities.joined(separator: ", "))")
         line("- Machine: `\(uname)`; nproc \(nproc); MemTotal \(memTotal) (\(String(format: "%.1f", memGiB)) GiB)")
@@ -49,7 +49,8 @@ struct MarkdownReport {
             - Each workload ran in its own process (`<Engine>SpeedTest <Workload> --dir … --scale … --durability …`), \
             in a fresh directory per engine and repetition, in dependency order (ComplexInsert → ComplexFetch → \
             SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead; FullText; Documents, Larder and \
-            SQLite only: LarderDocuments against SQLite's JSON functions); the engine order was rotated \
+            SQLite only: LarderDocuments against SQLite's JSON functions; Queries, Larder and SQLite only: Larder's \
+            object queries, and LarderDocuments as its `documents_` phases, against SQLite's indexes); the engine order was rotated \
             every repetition. Fetches therefore read a store just written (warm page cache) for every engine.
             - Durability `full`: each engine's durable commit (SQLite and GRDB: WAL + `synchronous=FULL`); \
             `nosync`: no fsync (WAL + `synchronous=OFF`).
@@ -128,6 +129,9 @@ struct MarkdownReport {
             line()
         }
 
+        // Queries: Larder's objects beside SQLite and LarderDocuments, with the issue's targets.
+        for text in QueriesTable(summaries: summaries).lines { line(text) }
+
         // The README's table, as README.md shows it (ReadmeSummary writes it there too).
         if summaries.engines.contains("Larder") {
             line("## README summary")
@@ -146,7 +150,8 @@ struct MarkdownReport {
                 line("| phase | engine | wall (median) | wall min–max | cpu (median) | ratio | peak RSS (MB) | store (MB) | runs | count | check |")
                 line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
                 for key in keys {
-                    for engine in summaries.engines where workloads(of: engine).contains(workload) {
+                    for engine in summaries.engines
+                    where workloads(of: engine).contains(workload) && reports(engine, phase: key.phase, of: workload) {
                         guard let s = summaries.summary(key, engine) else {
                             let failed = summaries.failureCount(key, engine)
                             line("| \(key.phase) | \(engine) | \(failed > 0 ? "failed (\(failed)×)" : "no result") | | | | | | 0 | | |")

@@ -11,8 +11,9 @@
 // rotated every repetition), the workloads in dependency order in a fresh directory:
 // ComplexInsert, ComplexFetch, SimpleUpdate (complex store), then SimpleInsert, SimpleFetch,
 // SimpleFetchStreaming, PointRead (simple store); FullText (Larder and SQLite FTS5 only);
-// Documents (LarderDocuments against SQLite's JSON functions; Larder and SQLite only). Progress
-// goes to stderr.
+// Documents (LarderDocuments against SQLite's JSON functions; Larder and SQLite only); Queries
+// (Larder's object queries and LarderDocuments against SQLite's indexes; Larder and SQLite only).
+// Progress goes to stderr.
 
 import Foundation
 import SpeedSupport

@@ -20,6 +20,9 @@ public enum Workload: String, CaseIterable, Sendable {
     case pointRead = "PointRead"
     case fullText = "FullText"
     case documents = "Documents"
+    /// Larder's object queries through declared indexes, against SQLite with the same indexes
+    /// and against LarderDocuments on the same data (see QuerySongs).
+    case queries = "Queries"
     /// Larder only: the same songs inserted and fetched in a plaintext and an encrypted store,
     /// the key derived before the clock starts (the cost of per-record encryption).
     case encryption = "Encryption"
@@ -45,6 +48,8 @@ public struct WorkloadSizes: Sendable {
     public var fullTextTitles: Int { scaled(1_000_000) }
     /// User documents in Documents (1,000,000).
     public var documents: Int { scaled(1_000_000) }
+    /// Songs in Queries (1,000,000), in albums of about 100.
+    public var querySongs: Int { scaled(1_000_000) }
     /// Songs in each store of Encryption (300,000).
     public var encryptionSongs: Int { scaled(300_000) }
 }

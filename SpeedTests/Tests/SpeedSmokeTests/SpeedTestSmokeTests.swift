@@ -92,6 +92,27 @@ import Testing
         #expect(result(sqlite, phase: "findTagJSONEach")["count"] == result(larder, phase: "findTag")["count"])
     }
 
+    @Test func queriesFindTheSameSongsOnObjectsDocumentsAndSQLite() throws {
+        let directory = Executable.scratchDirectory("speed-queries")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // 10,000 songs: 100 albums and 100 lengths, so each query of a phase has its own argument.
+        let larder = try run("Larder", "Queries", in: directory + "/larder", scale: "0.01")
+        let sqlite = try run("SQLite", "Queries", in: directory + "/sqlite", scale: "0.01")
+        #expect(result(larder, phase: "insert")["count"] == "10000")
+        #expect(result(larder, phase: "insert")["check"] == result(sqlite, phase: "insert")["check"])
+        #expect(result(larder, phase: "documents_insert")["count"] == "10000")
+        for phase in ["equal", "range1pct", "albumFirst20", "count"] {
+            let objects = result(larder, phase: phase)
+            #expect(objects["count"] == result(sqlite, phase: phase)["count"], "\(phase)")
+            #expect(objects["check"] == result(sqlite, phase: phase)["check"], "\(phase)")
+            #expect(objects["count"] == result(larder, phase: "documents_" + phase)["count"], "documents_\(phase)")
+            #expect(objects["check"] == result(larder, phase: "documents_" + phase)["check"], "documents_\(phase)")
+            #expect(Int(objects["count"] ?? "") ?? 0 > 0, "\(phase) found nothing")
+        }
+        #expect(result(larder, phase: "albumFirst20")["count"] == "2000")   // 100 pages of 20
+        #expect(result(larder, phase: "albumFirst20")["check"]?.contains("_order_") == true)
+    }
+
     @Test func larderMeasuresItsEncryptionOnTheSameSongs() throws {
         let directory = Executable.scratchDirectory("speed-encryption")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -127,6 +148,9 @@ import Testing
         // Larder's store before and after compaction, for each chain of workloads.
         #expect(results.contains("## Compaction (Larder)"))
         #expect(results.contains("| SimpleUpdate | nosync |"))
+        // Larder's object queries beside SQLite and LarderDocuments.
+        #expect(results.contains("## Queries: Larder's objects against SQLite and LarderDocuments"))
+        #expect(results.contains("| albumFirst20 |"))
         #expect(FileManager.default.fileExists(atPath: out + "/results.svg"))
         #expect(output.text.contains("MEDIAN engine=Larder"))
     }
