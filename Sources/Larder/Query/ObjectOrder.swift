@@ -31,7 +31,7 @@ public struct ObjectOrder<Root: StoredObject>: @unchecked Sendable {
         Self(term: QueryTerm(keyPath), isDescending: true)
     }
 
-    /// "title", "rating DESC".
+    /// "title", "rating DESC" (for messages and explain).
     internal var summary: String {
         ObjectPredicate<Root>.describe(term.keyPath) + (isDescending ? " DESC" : "")
     }

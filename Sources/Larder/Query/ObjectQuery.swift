@@ -5,7 +5,6 @@
 internal struct QueryOrderKey {
     let term: QueryTerm
     let isDescending: Bool
-    let summary: String
 
     /// Whether `left` sorts before `right` under this key alone: `nil` first in both
     /// directions, then the keys' byte order.
@@ -27,22 +26,18 @@ internal struct ObjectQuery {
     let order: [QueryOrderKey]
     let limit: Int?
     let offset: Int
-    /// The predicate as text, for explain.
-    let summary: String
 
     init<Root>(_ predicate: ObjectPredicate<Root>?, order: [ObjectOrder<Root>], limit: Int?, offset: Int) {
         if let predicate {
             matches = predicate.matches
             conjuncts = predicate.conjuncts
             isConjunction = predicate.isConjunction
-            summary = predicate.summary
         } else {
             matches = nil
             conjuncts = []
             isConjunction = true
-            summary = "every object"
         }
-        self.order = order.map { QueryOrderKey(term: $0.term, isDescending: $0.isDescending, summary: $0.summary) }
+        self.order = order.map { QueryOrderKey(term: $0.term, isDescending: $0.isDescending) }
         self.limit = limit.map { max(0, $0) }
         self.offset = max(0, offset)
     }

@@ -15,8 +15,9 @@ internal struct QueryPlan {
     var indexName = ""
     /// The entry ranges read, in ascending order.
     var ranges: [Range] = []
-    /// The conditions the ranges apply, for explain.
-    var usedConditions: [String] = []
+    /// The conditions the ranges apply, for explain (described only when asked: describing
+    /// values costs more than planning).
+    var usedConditions: [QueryCondition] = []
     /// Whether the ranges hold exactly the objects that pass.
     var isExact = false
     /// When the ranges are walked in the order of the query's first sort key: the number of
@@ -79,7 +80,7 @@ internal struct QueryPlan {
         guard score > 0 else { return nil }
         var plan = QueryPlan()
         plan.ranges = ranges.sorted { ByteOrder.less($0.start, $1.start) }
-        plan.usedConditions = used.map(\.summary)
+        plan.usedConditions = used
         plan.isExact = query.isConjunction && used.count == query.conjuncts.count
         plan.orderedKeyPosition = orderedKeyPosition
         if orderedKeyPosition != nil { plan.orderedPrefix = prefixes[0] }

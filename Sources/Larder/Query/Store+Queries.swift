@@ -89,7 +89,7 @@ extension Store {
                                          orderBy order: [ObjectOrder<T>] = [], limit: Int? = nil) throws -> QueryExplanation {
         let entry = try entry(for: type)
         let plan = try plan(for: ObjectQuery(predicate, order: order, limit: limit, offset: 0), in: entry)
-        return QueryExplanation(index: plan.index == nil ? nil : plan.indexName, indexedConditions: plan.usedConditions,
+        return QueryExplanation(index: plan.index == nil ? nil : plan.indexName, indexedConditions: plan.usedConditions.map(\.summary),
                                 rangeCount: plan.ranges.count, readsInOrder: plan.orderedKeyPosition != nil,
                                 countsFromIndex: plan.index != nil && plan.isExact, className: entry.name)
     }
