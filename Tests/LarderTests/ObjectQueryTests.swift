@@ -4,6 +4,7 @@
 // encrypted index tables that hold no plaintext value.
 
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import Larder
 
@@ -90,9 +91,7 @@ final class PlainQuerySong: StoredObject {
     /// A store with two albums and eight songs, saved.
     func makeStore(_ directory: TemporaryDirectory, configuration: Store.Configuration = .init()) throws
         -> (Store, kindOfBlue: QueryAlbum, other: QueryAlbum) {
-        let store = try Store(path: directory.path, configuration: configuration)
-        try store.register(QueryAlbum.self)
-        try store.register(QuerySong.self)
+        let store = try directory.openStore([QueryAlbum.self, QuerySong.self], configuration: configuration)
         let kindOfBlue = QueryAlbum("Kind of Blue"), other = QueryAlbum("Other")
         try store.insert(kindOfBlue)
         try store.insert(other)
@@ -111,8 +110,8 @@ final class PlainQuerySong: StoredObject {
         return (store, kindOfBlue, other)
     }
 
-    @Test func theIssuesQueriesReturnWhatTheyAskFor() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func theIssuesQueriesReturnWhatTheyAskFor(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let (store, kindOfBlue, _) = try makeStore(directory)
         let long = try store.objects(of: QuerySong.self, where: \.seconds > 300)
         #expect(long.map(\.title) == ["So What", "Freddie Freeloader", "Blue in Green", "All Blues", "Flamenco Sketches"])
@@ -138,13 +137,11 @@ final class PlainQuerySong: StoredObject {
         #expect(one === (try store.object(of: QuerySong.self, rowID: one?.rowID ?? 0)))
     }
 
-    @Test func everyOperatorAgreesBetweenIndexAndScan() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func everyOperatorAgreesBetweenIndexAndScan(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let (store, kindOfBlue, other) = try makeStore(directory)
         try store.close()
-        let indexed = try Store(path: directory.path)
-        try indexed.register(QueryAlbum.self)
-        try indexed.register(QuerySong.self)
+        let indexed = try directory.openStore([QueryAlbum.self, QuerySong.self])
         let blue = try #require(try indexed.object(of: QueryAlbum.self, rowID: kindOfBlue.rowID))
         let second = try #require(try indexed.object(of: QueryAlbum.self, rowID: other.rowID))
         func titles(_ songs: [QuerySong]) -> [String] { songs.map(\.title) }
@@ -176,8 +173,8 @@ final class PlainQuerySong: StoredObject {
         try indexed.close()
     }
 
-    @Test func ordersLimitsAndOffsetsThroughTheIndexMatchASort() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func ordersLimitsAndOffsetsThroughTheIndexMatchASort(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let (store, kindOfBlue, _) = try makeStore(directory)
         let all = try store.objects(of: QuerySong.self)
         for descending in [false, true] {
@@ -199,8 +196,8 @@ final class PlainQuerySong: StoredObject {
                                          "Freddie Freeloader", "All Blues", "So What"])
     }
 
-    @Test func aUniqueViolationThrowsAndWritesNothing() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func aUniqueViolationThrowsAndWritesNothing(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let (store, _, _) = try makeStore(directory)
         let copy = QuerySong("Copy", seconds: 1, isrc: "USRC17607839")
         let fine = QuerySong("Fine", seconds: 2)
@@ -224,17 +221,15 @@ final class PlainQuerySong: StoredObject {
         fine.isrc = "NEW"
         try store.saveChanges()
         try store.close()
-        let reopened = try Store(path: directory.path)
-        try reopened.register(QueryAlbum.self)
-        try reopened.register(QuerySong.self)
+        let reopened = try directory.openStore([QueryAlbum.self, QuerySong.self])
         #expect(try reopened.count(of: QuerySong.self) == 10)
         #expect(try reopened.firstObject(of: QuerySong.self, where: \.isrc == "NEW")?.title == "Fine")
         #expect(try reopened.firstObject(of: QuerySong.self, where: \.isrc == "ISRC-Fine")?.title == "Copy")
         #expect(try reopened.verify().isHealthy)
     }
 
-    @Test func queriesReadTheSavedState() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: BackendKind.allCases) func queriesReadTheSavedState(_ backend: BackendKind) throws {
+        let directory = TemporaryDirectory(backend: backend)
         let (store, _, _) = try makeStore(directory)
         let solar = try #require(try store.firstObject(of: QuerySong.self, where: \.title == "Solar"))
         solar.seconds = 999
