@@ -21,14 +21,36 @@ final class QueryAlbum: StoredObject {
     override func readContent(from buffer: inout DataBuffer, in store: Store) throws { name = try buffer.readString() }
 }
 
-/// The Song, with its three indexes.
-final class QuerySong: StoredObject {
+/// The fields of the test songs, written and read by hand; QuerySong indexes them, PlainQuerySong
+/// (the same records) does not.
+class QuerySongFields: StoredObject {
     @Stored var title = ""
     @Stored var seconds: UInt32 = 0
     @Stored var rating: Double? = nil
     @Stored var album: QueryAlbum? = nil
     @Stored var isrc = ""
 
+    override class var storageName: String { "QuerySong" }
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(title)
+        buffer.write(seconds)
+        buffer.write(rating)
+        buffer.writeReference(album)
+        buffer.write(isrc)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        title = try buffer.readString()
+        seconds = try buffer.readUInt32()
+        rating = try buffer.readOptionalDouble()
+        album = try buffer.readReference(to: QueryAlbum.self, in: store)
+        isrc = try buffer.readString()
+    }
+}
+
+/// The Song, with its three indexes.
+final class QuerySong: QuerySongFields {
     override class var indexes: [ObjectIndex] {
         [ObjectIndex(\QuerySong.seconds),
          ObjectIndex(\QuerySong.album, \QuerySong.title),
@@ -43,49 +65,10 @@ final class QuerySong: StoredObject {
         self.album = album
         self.isrc = isrc.isEmpty ? "ISRC-\(title)" : isrc
     }
-
-    override func writeContent(to buffer: inout DataBuffer) {
-        buffer.write(title)
-        buffer.write(seconds)
-        buffer.write(rating)
-        buffer.writeReference(album)
-        buffer.write(isrc)
-    }
-
-    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
-        title = try buffer.readString()
-        seconds = try buffer.readUInt32()
-        rating = try buffer.readOptionalDouble()
-        album = try buffer.readReference(to: QueryAlbum.self, in: store)
-        isrc = try buffer.readString()
-    }
 }
 
 /// The same records as QuerySong without indexes: every query scans.
-final class PlainQuerySong: StoredObject {
-    override class var storageName: String { "QuerySong" }
-    @Stored var title = ""
-    @Stored var seconds: UInt32 = 0
-    @Stored var rating: Double? = nil
-    @Stored var album: QueryAlbum? = nil
-    @Stored var isrc = ""
-
-    override func writeContent(to buffer: inout DataBuffer) {
-        buffer.write(title)
-        buffer.write(seconds)
-        buffer.write(rating)
-        buffer.writeReference(album)
-        buffer.write(isrc)
-    }
-
-    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
-        title = try buffer.readString()
-        seconds = try buffer.readUInt32()
-        rating = try buffer.readOptionalDouble()
-        album = try buffer.readReference(to: QueryAlbum.self, in: store)
-        isrc = try buffer.readString()
-    }
-}
+final class PlainQuerySong: QuerySongFields {}
 
 @Suite struct ObjectQueryTests {
     /// A store with two albums and eight songs, saved.
