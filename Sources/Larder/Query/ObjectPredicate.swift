@@ -5,7 +5,7 @@
 /// ``Store/count(of:where:)`` and ``Store/firstObject(of:where:orderBy:)``.
 ///
 /// Compare a key path with a value (`==`, `!=`, `<`, `<=`, `>`, `>=`), join with `&&`, `||`
-/// and `!`, or use ``in(_:_:)``, ``between(_:_:_:)``, ``hasPrefix(_:_:)`` and ``isNil(_:)``.
+/// and `!`, or use ``in(_:_:)``, ``between(_:_:_:)``, ``hasPrefix(_:_:)-(KeyPath<Root,String>,_)`` and ``isNil(_:)``.
 /// `<`, `<=`, `>`, `>=`, `between` and `hasPrefix` never match `nil`; `==` and `!=` treat
 /// `nil` as a value, as Swift does. Strings compare by their UTF-8 bytes (code-point order).
 /// References compare by identity.
