@@ -70,7 +70,33 @@ final class QuerySong: QuerySongFields {
 /// The same records as QuerySong without indexes: every query scans.
 final class PlainQuerySong: QuerySongFields {}
 
+/// Fields that hold the same values on a new object, for naming key paths.
+final class LookAlikeFields: StoredObject {
+    @Stored var first = 0
+    @Stored var second = 0
+    @Stored var third: Int? = nil
+    @Stored var fourth: Int? = nil
+    @Stored var album: QueryAlbum? = nil
+    @Stored var other: QueryAlbum? = nil
+    var plain = ""
+}
+
 @Suite struct ObjectQueryTests {
+    @Test func keyPathsAreNamedByTheFieldTheyRead() {
+        #expect(KeyPathName.name(of: \LookAlikeFields.first) == "first")
+        #expect(KeyPathName.name(of: \LookAlikeFields.second) == "second")
+        #expect(KeyPathName.name(of: \LookAlikeFields.fourth) == "fourth")
+        #expect(KeyPathName.name(of: \LookAlikeFields.third) == "third")
+        #expect(KeyPathName.name(of: \LookAlikeFields.other) == "other")
+        #expect(KeyPathName.name(of: \LookAlikeFields.album) == "album")
+        #expect(KeyPathName.name(of: \LookAlikeFields.plain) == "plain")
+        #expect(KeyPathName.name(of: \QuerySong.isrc) == "isrc")
+        #expect(ObjectIndex(\LookAlikeFields.second, \LookAlikeFields.other).name == "second,other")
+        #expect(ObjectIndex(\LookAlikeFields.first, name: "byFirst").name == "byFirst")
+        // A computed property names no field: such an index needs a name.
+        #expect(ObjectIndex(\LookAlikeFields.plain.count).name == nil)
+    }
+
     /// A store with two albums and eight songs, saved.
     func makeStore(_ directory: TemporaryDirectory, configuration: Store.Configuration = .init()) throws
         -> (Store, kindOfBlue: QueryAlbum, other: QueryAlbum) {

@@ -47,7 +47,7 @@ public struct Stored<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Stored<Value>>
     ) -> Value {
         @inline(__always) get {
-            if !owner.hasContent { owner.fetchContentForRead(storage: storageKeyPath) }
+            if !owner.hasContent { owner.fetchContentForRead() }
             return owner[keyPath: storageKeyPath].storedValue
         }
         @inline(__always) set {

@@ -235,15 +235,6 @@ open class StoredObject {
         fetchFaultForRead()
     }
 
-    /// The `@Stored` getter's fault path: it also names the storage it reads, which is how a
-    /// probe object (never in a store) learns which property a key path reads (KeyPathName).
-    @usableFromInline
-    internal func fetchContentForRead(storage: AnyKeyPath) {
-        guard !hasContent, !isLoadingContent else { return }
-        guard attachedStore != nil || entry != nil else { return KeyPathName.record(storage, readBy: self) }
-        fetchFaultForRead()
-    }
-
     private func fetchFaultForRead() {
         do {
             try fetchContent()

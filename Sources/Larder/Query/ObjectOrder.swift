@@ -33,6 +33,6 @@ public struct ObjectOrder<Root: StoredObject>: @unchecked Sendable {
 
     /// "title", "rating DESC" (for messages and explain).
     internal var summary: String {
-        ObjectPredicate<Root>.describe(term.keyPath) + (isDescending ? " DESC" : "")
+        term.name + (isDescending ? " DESC" : "")
     }
 }

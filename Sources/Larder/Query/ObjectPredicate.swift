@@ -154,8 +154,8 @@ public struct ObjectPredicate<Root: StoredObject>: @unchecked Sendable {
         }
     }
 
-    internal static func describe(_ keyPath: AnyKeyPath) -> String {
-        KeyPathName.name(of: keyPath, root: Root.self) ?? String(describing: keyPath)
+    internal static func describe<Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>) -> String {
+        KeyPathName.name(of: keyPath) ?? String(describing: keyPath)
     }
 
     private static func prefixKey(_ prefix: String) -> [UInt8] {

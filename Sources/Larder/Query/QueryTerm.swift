@@ -6,17 +6,17 @@
 internal struct QueryTerm: Hashable, @unchecked Sendable {
     // @unchecked: a key path is immutable; the closure captures only the key path.
     let keyPath: AnyKeyPath
-    /// The class the key path starts at.
-    let root: StoredObject.Type
     /// Appends the key of the value the key path reads in an object of `root` (or a subclass).
     let appendKey: (StoredObject, inout [UInt8]) -> Void
     /// Whether an object is a `root` (an index declared with another class's key path is refused).
     let accepts: (StoredObject) -> Bool
+    /// The name of the property the key path reads (KeyPathName), or nil.
+    let propertyName: () -> String?
 
     init<Root: StoredObject, Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>) {
         self.keyPath = keyPath
-        self.root = Root.self
         self.accepts = { $0 is Root }
+        self.propertyName = { KeyPathName.name(of: keyPath) }
         self.appendKey = { object, key in
             unsafeDowncast(object, to: Root.self)[keyPath: keyPath].appendIndexKey(to: &key)
         }
@@ -32,7 +32,7 @@ internal struct QueryTerm: Hashable, @unchecked Sendable {
     /// The property's name ("title" for `\Song.title`), or the key path's description when
     /// it names none.
     var name: String {
-        KeyPathName.name(of: keyPath, root: root) ?? String(describing: keyPath)
+        propertyName() ?? String(describing: keyPath)
     }
 
     static func == (left: QueryTerm, right: QueryTerm) -> Bool {
