@@ -9,7 +9,8 @@ internal struct QueryOrderKey {
     /// Whether `left` sorts before `right` under this key alone: `nil` first in both
     /// directions, then the keys' byte order.
     func precedes(_ left: [UInt8], _ right: [UInt8]) -> Bool {
-        let leftIsNil = left == [IndexKeyBytes.nilTag], rightIsNil = right == [IndexKeyBytes.nilTag]
+        let leftIsNil = left.count == 1 && left[0] == IndexKeyBytes.nilTag
+        let rightIsNil = right.count == 1 && right[0] == IndexKeyBytes.nilTag
         if leftIsNil || rightIsNil { return leftIsNil && !rightIsNil }
         return isDescending ? ByteOrder.less(right, left) : ByteOrder.less(left, right)
     }
@@ -42,12 +43,13 @@ internal struct ObjectQuery {
         self.offset = max(0, offset)
     }
 
-    /// Whether `left` (order keys, rowID) sorts before `right`; ties go by rowID.
-    func precedes(_ left: (keys: [[UInt8]], rowID: UInt64), _ right: (keys: [[UInt8]], rowID: UInt64)) -> Bool {
-        for (position, key) in order.enumerated() {
-            if key.precedes(left.keys[position], right.keys[position]) { return true }
-            if key.precedes(right.keys[position], left.keys[position]) { return false }
+    /// Whether a result whose order keys are `left` and rowID `leftRowID` sorts before one with
+    /// `right` and `rightRowID`; ties go by rowID.
+    func precedes(_ left: [[UInt8]], _ leftRowID: UInt64, _ right: [[UInt8]], _ rightRowID: UInt64) -> Bool {
+        for position in order.indices {
+            if order[position].precedes(left[position], right[position]) { return true }
+            if order[position].precedes(right[position], left[position]) { return false }
         }
-        return left.rowID < right.rowID
+        return leftRowID < rightRowID
     }
 }

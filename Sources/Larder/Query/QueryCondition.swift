@@ -1,8 +1,8 @@
 // QueryCondition: one test of one key path's value, on order-preserving keys (IndexKeyBytes):
 // how an object is tested in a scan, and the index ranges that hold exactly the objects that
 // pass it. Comparisons, ranges and prefixes never match nil (or NaN), as in SQL, and a
-// comparison with nil matches nothing (`\.rating < nil`); == and != treat nil as a value, as
-// Swift does.
+// comparison with nil or NaN matches nothing (`\.rating < nil`); == and != treat nil (and NaN)
+// as a value.
 
 /// A test of one key path's value.
 internal struct QueryCondition: @unchecked Sendable {
@@ -69,14 +69,19 @@ internal struct QueryCondition: @unchecked Sendable {
         }
     }
 
-    /// Whether the test orders values against nil (`<`, `between`...), which no value passes.
+    /// Whether the test orders values against nil or NaN (`<`, `between`...), which no value
+    /// passes.
     private var comparesWithNil: Bool {
-        let nilKey = [IndexKeyBytes.nilTag]
         switch test {
-        case let .less(value), let .lessOrEqual(value), let .greater(value), let .greaterOrEqual(value): return value == nilKey
-        case let .between(low, high): return low == nilKey || high == nilKey
+        case let .less(value), let .lessOrEqual(value), let .greater(value), let .greaterOrEqual(value): return Self.isUnordered(value)
+        case let .between(low, high): return Self.isUnordered(low) || Self.isUnordered(high)
         default: return false
         }
+    }
+
+    /// Whether `key` is nil's or NaN's, which have no place in an order.
+    private static func isUnordered(_ key: [UInt8]) -> Bool {
+        key.count == 1 && (key[0] == IndexKeyBytes.nilTag || key[0] == IndexKeyBytes.nanTag)
     }
 
     /// Whether the test is an equality (one or a few exact keys), which a compound index can
@@ -91,9 +96,9 @@ internal struct QueryCondition: @unchecked Sendable {
     }
 
     /// Whether `key` is a value of the type `sample` is a value of (not nil, not NaN; nothing
-    /// is when `sample` is nil).
+    /// is when `sample` is nil or NaN).
     private static func isValue(_ key: [UInt8], like sample: [UInt8]) -> Bool {
-        guard let tag = key.first, let sampleTag = sample.first, sampleTag != IndexKeyBytes.nilTag else { return false }
+        guard let tag = key.first, let sampleTag = sample.first, !isUnordered(sample) else { return false }
         return isBool(tag) ? isBool(sampleTag) : tag == sampleTag
     }
 

@@ -115,17 +115,27 @@ extension Store {
         // Returns false to stop.
         var boundary: [UInt8]?
         let exact = plan.index != nil && plan.isExact
+        func sortFound() {
+            found.sort { query.precedes($0.keys, $0.object.rowID, $1.keys, $1.object.rowID) }
+        }
+        // With an order and a limit and no ordered walk, only the best `wanted` are kept: the
+        // found ones are sorted and cut whenever they reach twice that.
+        let keepsBest = !query.order.isEmpty && plan.orderedKeyPosition == nil && wanted != nil
         func consider(_ view: StoredObject, _ result: () -> StoredObject) -> Bool {
-            let keys = query.order.map { $0.term.key(of: view) }
-            if let boundary {
+            if let boundary, let first = query.order.first {
                 // Enough found in index order: only ties with the last one may still come.
-                guard keys.first == boundary else { return false }
+                guard first.term.key(of: view) == boundary else { return false }
             }
             // An exact plan's ranges hold only passing objects (the index is the saved state).
             if !exact { guard query.matches?(view) ?? true else { return true } }
+            let keys = query.order.map { $0.term.key(of: view) }
             found.append((result(), keys))
-            if plan.orderedKeyPosition != nil, let wanted, found.count >= wanted, boundary == nil {
-                boundary = keys.first
+            if let wanted {
+                if plan.orderedKeyPosition != nil, found.count >= wanted, boundary == nil { boundary = keys.first }
+                if keepsBest, found.count >= max(2 * wanted, 64) {
+                    sortFound()
+                    found.removeLast(found.count - wanted)
+                }
             }
             return true
         }
@@ -143,7 +153,7 @@ extension Store {
             try forEachSavedState(of: entry) { view, result in _ = consider(view, result) }
         }
         if !query.order.isEmpty {
-            found.sort { query.precedes(($0.keys, $0.object.rowID), ($1.keys, $1.object.rowID)) }
+            sortFound()
         } else if plan.index == nil, zip(found, found.dropFirst()).contains(where: { $0.object.rowID > $1.object.rowID }) {
             // A scan yields the file's order, which rewritten pages leave out of rowID order
             // (index reads yield rowID order).

@@ -55,11 +55,11 @@ extension Store {
                     }
                     if !entry.objectIndexes.isEmpty {
                         scratch.rowID = rowID
-                        var entries = indexEntries[name] ?? Array(repeating: [], count: entry.objectIndexes.count)
                         for (position, index) in entry.objectIndexes.enumerated() {
-                            entries[position].append(index.definition.entry(for: scratch).bytes)
+                            // Appended in place: copying the lists for every record made verify quadratic.
+                            indexEntries[name, default: Array(repeating: [], count: entry.objectIndexes.count)][position]
+                                .append(index.definition.entry(for: scratch).bytes)
                         }
-                        indexEntries[name] = entries
                     }
                 } catch {
                     report.problems.append(.undecodableRecord(class: name, rowID: rowID, reason: "\(error)"))
