@@ -8,7 +8,7 @@ SWIFT ?= swift
 SCALE ?= 1
 REPEAT ?= 3
 
-.PHONY: test build deps clean speed fuzz fuzz-mutation power-loss
+.PHONY: test build deps clean speed fuzz fuzz-mutation power-loss query-random
 
 deps:
 	@missing=""; \
@@ -84,6 +84,15 @@ POWER_CUT_SEED ?= $(shell date +%s)
 power-loss: deps
 	$(SWIFT) build --build-tests
 	POWER_CUTS=$(POWER_CUTS) POWER_CUT_SEED=$(POWER_CUT_SEED) $(SWIFT) test --skip-build --filter PowerLossTests/everyAcknowledgedSaveSurvivesSimulatedPowerCuts
+
+# Object queries against a brute-force oracle at the scale of the issue that asked for them
+# (Tests/LarderTests/ObjectQueryRandomTests.swift): 20,000 objects, 2,000 random predicates;
+# `make test` runs 5,000 and 500. QUERY_RANDOM_SEED=<printed seed> replays a run.
+QUERY_RANDOM_OBJECTS ?= 20000
+QUERY_RANDOM_QUERIES ?= 2000
+query-random: deps
+	$(SWIFT) build --build-tests
+	QUERY_RANDOM_OBJECTS=$(QUERY_RANDOM_OBJECTS) QUERY_RANDOM_QUERIES=$(QUERY_RANDOM_QUERIES) $(SWIFT) test --skip-build --filter ObjectQueryRandomTests
 
 clean:
 	rm -rf .build SpeedTests/.build $(FUZZ_BUILD)
