@@ -19,9 +19,9 @@
 /// try table.write(IndexChanges(appended: entries), into: &batch)
 /// try backend.apply(batch)
 /// ```
-package struct IndexTable<Storage: IndexTableStorage> {
+package struct IndexTable: Sendable {
     /// Where the table's records are read (writes go into the caller's batch).
-    package let storage: Storage
+    package let storage: any IndexTableStorage
     /// The table's name (a document collection's index: `<collection>.<id>.idx`), declared
     /// ordered (``Backend/declareOrderedTable(_:)``) by the caller before the table is used.
     package let name: String
@@ -35,7 +35,7 @@ package struct IndexTable<Storage: IndexTableStorage> {
     package let corrupt: @Sendable (_ reason: String) -> any Error
 
     /// A table read through `storage` under `name`, plaintext unless `sealedRuns` is given.
-    package init(storage: Storage, name: String, restartPoints: Bool, sealedRuns: SealedRuns? = nil,
+    package init(storage: any IndexTableStorage, name: String, restartPoints: Bool, sealedRuns: SealedRuns? = nil,
                  corrupt: @escaping @Sendable (_ reason: String) -> any Error) {
         self.storage = storage
         self.name = name
@@ -293,4 +293,3 @@ package struct IndexTable<Storage: IndexTableStorage> {
     }
 }
 
-extension IndexTable: Sendable where Storage: Sendable {}

@@ -11,7 +11,7 @@
 /// let storage = BackendIndexStorage(backend)
 /// try storage.forEachRecord(in: "Song.1.idx", from: nil, through: nil, reverse: false) { _, _ in true }
 /// ```
-package protocol IndexTableStorage {
+package protocol IndexTableStorage: Sendable {
     /// Calls `body` once with the value stored under `key` in `table`, or with nil
     /// (``Backend/readValue(forKey:in:_:)``).
     func readValue(forKey key: [UInt8], in table: String, _ body: (UnsafeRawBufferPointer?) throws -> Void) throws
@@ -40,7 +40,8 @@ package protocol IndexTableStorage {
 /// let table = IndexTable(storage: BackendIndexStorage(backend), name: "Song.1.idx", restartPoints: true,
 ///                        corrupt: { reason in StoreError.corruptMetadata(key: "Song.1.idx", reason: reason) })
 /// ```
-package struct BackendIndexStorage: IndexTableStorage {
+package struct BackendIndexStorage: IndexTableStorage, @unchecked Sendable {
+    // @unchecked: the backend is used only by the Store that owns it, from one thread at a time.
     package let backend: any Backend
 
     package init(_ backend: any Backend) {

@@ -48,13 +48,6 @@ internal enum IndexKeyBytes {
 
     /// Escaped bytes without the end: what every key of text starting with them starts with.
     static func appendEscapedPrefix<Bytes: Sequence>(_ bytes: Bytes, to key: inout [UInt8]) where Bytes.Element == UInt8 {
-        // Bytes without NUL (nearly all text) are copied whole.
-        let copied = bytes.withContiguousStorageIfAvailable { stored -> Bool in
-            guard !stored.contains(0) else { return false }
-            key.append(contentsOf: stored)
-            return true
-        }
-        if copied == true { return }
         for byte in bytes {
             key.append(byte)
             if byte == 0 { key.append(0xFF) }

@@ -7,9 +7,9 @@ internal final class ObjectIndexState {
     let name: String
     let number: UInt64
     let className: String
-    var table: IndexTable<BackendIndexStorage>
+    var table: IndexTable
 
-    init(definition: ObjectIndex, name: String, number: UInt64, className: String, table: IndexTable<BackendIndexStorage>) {
+    init(definition: ObjectIndex, name: String, number: UInt64, className: String, table: IndexTable) {
         self.definition = definition
         self.name = name
         self.number = number

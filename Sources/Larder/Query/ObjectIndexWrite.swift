@@ -4,7 +4,7 @@
 
 /// Index tables and builds a batch holds, adopted after it is applied.
 internal struct ObjectIndexWrite {
-    var tables: [(ObjectIndexState, IndexTable<BackendIndexStorage>)] = []
+    var tables: [(ObjectIndexState, IndexTable)] = []
     var builtEntries: [ClassEntry] = []
 
     /// Called once the batch is applied.

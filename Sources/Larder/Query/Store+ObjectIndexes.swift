@@ -113,10 +113,14 @@ extension Store {
     /// Adds to `batch` the index changes of the unit of work's objects, after checking unique
     /// indexes; the returned tables are adopted once the batch is applied.
     internal func addObjectIndexChanges(to batch: inout WriteBatch) throws -> ObjectIndexWrite {
+        // A store without indexes pays one look at its classes, not a pass over the objects.
+        guard entriesByType.values.contains(where: { !$0.objectIndexes.isEmpty }) else { return ObjectIndexWrite() }
         var objectsByEntry: [ObjectIdentifier: [StoredObject]] = [:]
-        for object in updatedObjects + insertedObjects + deletedObjects {
-            guard let entry = object.entry, !entry.objectIndexes.isEmpty, object.pendingChange != .none else { continue }
-            objectsByEntry[ObjectIdentifier(entry), default: []].append(object)
+        for objects in [updatedObjects, insertedObjects, deletedObjects] {
+            for object in objects {
+                guard let entry = object.entry, !entry.objectIndexes.isEmpty, object.pendingChange != .none else { continue }
+                objectsByEntry[ObjectIdentifier(entry), default: []].append(object)
+            }
         }
         var write = ObjectIndexWrite()
         for entry in entriesByType.values.sorted(by: { $0.classID < $1.classID }) {
@@ -191,13 +195,13 @@ extension Store {
     /// deleted in this unit of work too: the index holds the saved state). The returned tables
     /// are adopted once the batch is applied.
     private func build(_ indexes: [ObjectIndexState], of entry: ClassEntry,
-                       into batch: inout WriteBatch) throws -> [(ObjectIndexState, IndexTable<BackendIndexStorage>)] {
+                       into batch: inout WriteBatch) throws -> [(ObjectIndexState, IndexTable)] {
         guard !indexes.isEmpty else { return [] }
         var entries = Array(repeating: [(bytes: [UInt8], hasNil: Bool)](), count: indexes.count)
         try forEachSavedState(of: entry, includingDeleted: true) { view, _ in
             for (position, index) in indexes.enumerated() { entries[position].append(index.definition.entry(for: view)) }
         }
-        var written: [(ObjectIndexState, IndexTable<BackendIndexStorage>)] = []
+        var written: [(ObjectIndexState, IndexTable)] = []
         for (position, index) in indexes.enumerated() {
             var sorted = entries[position]
             sorted.sort { ByteOrder.less($0.bytes, $1.bytes) }
@@ -274,7 +278,7 @@ extension Store {
 
     /// The table of runs `table`, sealed with `cipher` when there is one.
     internal func indexTable(named table: String, className: String, index: String,
-                             cipher: RecordCipher?) throws -> IndexTable<BackendIndexStorage> {
+                             cipher: RecordCipher?) throws -> IndexTable {
         backend.declareOrderedTable(table)
         var indexTable = IndexTable(storage: BackendIndexStorage(backend), name: table, restartPoints: true, sealedRuns: nil) { reason in
             StoreError.corruptIndex(class: className, index: index, reason: reason)

@@ -77,7 +77,7 @@ final class CollectionEngine: DocumentSource {
 
     /// The table of `index` (in an encrypted store, with the directory of its runs, read on
     /// first use).
-    func table(of index: IndexDefinition) throws -> IndexTable<SharedBackend> {
+    func table(of index: IndexDefinition) throws -> IndexTable {
         var table = plaintextTable(of: index)
         if let cipher {
             if runDirectories[index.id] == nil { runDirectories[index.id] = try table.readDirectory(with: cipher) }
@@ -88,14 +88,14 @@ final class CollectionEngine: DocumentSource {
 
     /// The table of `index` for a write that replaces all its runs (sealed with `cipher`, by
     /// default the store's): its directory is not read, so a damaged one goes too.
-    func tableToReplace(_ index: IndexDefinition, sealingWith cipher: DocumentCipher?? = nil) -> IndexTable<SharedBackend> {
+    func tableToReplace(_ index: IndexDefinition, sealingWith cipher: DocumentCipher?? = nil) -> IndexTable {
         var table = plaintextTable(of: index)
         table.sealedRuns = (cipher ?? self.cipher).map { SealedRuns(cipher: $0, directory: RunDirectory()) }
         return table
     }
 
     /// The table of `index` without its sealed runs (a plaintext store's table).
-    func plaintextTable(of index: IndexDefinition) -> IndexTable<SharedBackend> {
+    func plaintextTable(of index: IndexDefinition) -> IndexTable {
         let tableName = index.table(in: name)
         backend.declareOrderedTable(tableName)
         // The definition rather than its name: the name is only made for an error.
