@@ -32,16 +32,25 @@ extension Store {
         guard rowID >= 1, rowID < entry.savedNextRowID else { return nil }
         return try withRecord(of: rowID, entry: entry) { envelope, key, envelopeCipher in
             guard let envelope else { return nil }
-            let copy = entry.type.init()
-            copy.rowID = rowID
-            try withReadScratch { try fill(copy, from: envelope, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &$0) }
-            return copy
+            return try withReadScratch {
+                try detachedCopy(of: rowID, from: envelope, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &$0)
+            }
         }
     }
 
+    /// A new object of the class, outside the identity map, filled from the record `envelope`
+    /// of `rowID`.
+    private func detachedCopy(of rowID: UInt64, from envelope: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                              envelopeCipher: RecordCipher?, entry: ClassEntry, scratch: inout DataBuffer) throws -> StoredObject {
+        let copy = entry.type.init()
+        copy.rowID = rowID
+        try fill(copy, from: envelope, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)
+        return copy
+    }
+
     /// Calls `body` with the saved state of every saved object of the class that is not deleted
-    /// in this unit of work (or deleted too, `includingDeleted`): the object to test and a function that gives the instance to
-    /// return. Objects not in memory are decoded into one reused copy, which becomes the live
+    /// in this unit of work (or deleted too, `includingDeleted`): the object to test and a
+    /// function that gives the instance to return. Objects not in memory are decoded into one reused copy, which becomes the live
     /// instance only when `body` asks for it: a scan allocates only the objects it returns.
     internal func forEachSavedState(of entry: ClassEntry, includingDeleted: Bool = false,
                                     _ body: (_ view: StoredObject, _ result: () -> StoredObject) throws -> Void) throws {
@@ -63,9 +72,8 @@ extension Store {
                     }
                     try body(live, { live })
                 case .updated, .deleted:
-                    let copy = entry.type.init()
-                    copy.rowID = rowID
-                    try fill(copy, from: record, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)
+                    let copy = try detachedCopy(of: rowID, from: record, key: key, envelopeCipher: envelopeCipher,
+                                                entry: entry, scratch: &scratch)
                     try body(copy, { live })
                 }
                 return
@@ -205,9 +213,8 @@ extension Store {
                             try fill(live, from: envelope, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)
                             return (live, live)
                         }
-                        let copy = entry.type.init()
-                        copy.rowID = rowID
-                        try fill(copy, from: envelope, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)
+                        let copy = try detachedCopy(of: rowID, from: envelope, key: key, envelopeCipher: envelopeCipher,
+                                                    entry: entry, scratch: &scratch)
                         return (copy, live)
                     }
                     let object = try materialize(rowID: rowID, record: envelope, key: key, envelopeCipher: envelopeCipher,
