@@ -34,9 +34,36 @@ extension IndexRunSealer {
     package var sealedFormat: UInt8 { 0x03 }
 }
 
-extension IndexRunSealer {
-    /// The associated data a sealer binds a record to: `[format][scope, UTF-8][0x00][key]`.
-    package static func associatedData(format: UInt8, scope: String, key: UnsafeRawBufferPointer) -> [UInt8] {
+extension RecordCipher {
+    /// Appends `plaintext` sealed (nonce, ciphertext, tag) to `output`, bound to `format`,
+    /// `scope` and `key` (associated data `[format][scope, UTF-8][0x00][key]`): how both
+    /// sealers of index runs (and a document store's records) seal.
+    ///
+    /// ```swift
+    /// try cipher.seal(run, format: 0x03, scope: "_index1.Song", key: runKey, appendingTo: &value)
+    /// ```
+    package func seal(_ plaintext: UnsafeRawBufferPointer, format: UInt8, scope: String, key: UnsafeRawBufferPointer,
+                      appendingTo output: inout [UInt8]) throws {
+        let associatedData = Self.associatedData(format: format, scope: scope, key: key)
+        do {
+            try associatedData.withUnsafeBytes { try seal(plaintext, authenticating: $0, appendingTo: &output) }
+        } catch {
+            throw StoreError.encryptionFailure(reason: "\(error)")
+        }
+    }
+
+    /// The plaintext of `sealed`, or nil when it is damaged or was sealed with another key or
+    /// for another format, scope or key.
+    ///
+    /// ```swift
+    /// let run = cipher.open(sealed, format: 0x03, scope: "_index1.Song", key: runKey)
+    /// ```
+    package func open(_ sealed: UnsafeRawBufferPointer, format: UInt8, scope: String, key: UnsafeRawBufferPointer) -> [UInt8]? {
+        let associatedData = Self.associatedData(format: format, scope: scope, key: key)
+        return associatedData.withUnsafeBytes { try? open(sealed, authenticating: $0) }
+    }
+
+    private static func associatedData(format: UInt8, scope: String, key: UnsafeRawBufferPointer) -> [UInt8] {
         var data: [UInt8] = [format]
         data.reserveCapacity(2 + scope.utf8.count + key.count)
         data.append(contentsOf: scope.utf8)

@@ -14,16 +14,10 @@ internal struct StoreIndexSealer: IndexRunSealer, @unchecked Sendable {
 
     func seal(_ plaintext: UnsafeRawBufferPointer, format: UInt8, scope: String, key: UnsafeRawBufferPointer,
               appendingTo output: inout [UInt8]) throws {
-        let associatedData = Self.associatedData(format: format, scope: scope, key: key)
-        do {
-            try associatedData.withUnsafeBytes { try cipher.seal(plaintext, authenticating: $0, appendingTo: &output) }
-        } catch {
-            throw StoreError.encryptionFailure(reason: "\(error)")
-        }
+        try cipher.seal(plaintext, format: format, scope: scope, key: key, appendingTo: &output)
     }
 
     func open(_ sealed: UnsafeRawBufferPointer, format: UInt8, scope: String, key: UnsafeRawBufferPointer) -> [UInt8]? {
-        let associatedData = Self.associatedData(format: format, scope: scope, key: key)
-        return associatedData.withUnsafeBytes { try? cipher.open(sealed, authenticating: $0) }
+        cipher.open(sealed, format: format, scope: scope, key: key)
     }
 }

@@ -28,23 +28,17 @@ final class DocumentCipher: @unchecked Sendable {
     /// `scope` and `key`.
     func seal(_ plaintext: UnsafeRawBufferPointer, format: UInt8, scope: String, key: UnsafeRawBufferPointer,
               appendingTo output: inout [UInt8]) throws {
-        let associatedData = Self.associatedData(format: format, scope: scope, key: key)
         lock.lock()
         defer { lock.unlock() }
-        do {
-            try associatedData.withUnsafeBytes { try cipher.seal(plaintext, authenticating: $0, appendingTo: &output) }
-        } catch {
-            throw StoreError.encryptionFailure(reason: "\(error)")
-        }
+        try cipher.seal(plaintext, format: format, scope: scope, key: key, appendingTo: &output)
     }
 
     /// The plaintext of `sealed`, or nil when it is damaged or was sealed with another key or
     /// for another place.
     func open(_ sealed: UnsafeRawBufferPointer, format: UInt8, scope: String, key: UnsafeRawBufferPointer) -> [UInt8]? {
-        let associatedData = Self.associatedData(format: format, scope: scope, key: key)
         lock.lock()
         defer { lock.unlock() }
-        return associatedData.withUnsafeBytes { try? cipher.open(sealed, authenticating: $0) }
+        return cipher.open(sealed, format: format, scope: scope, key: key)
     }
 }
 
