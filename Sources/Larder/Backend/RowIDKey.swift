@@ -32,6 +32,17 @@ public enum RowIDKey {
         return key.loadBigEndian(UInt64.self)
     }
 
+    /// The rowID at the end of an index entry (keys, then the rowID, 8 bytes big-endian), or
+    /// nil when the entry is shorter.
+    ///
+    /// ```swift
+    /// RowIDKey.rowID(atEndOf: entry)
+    /// ```
+    package static func rowID(atEndOf entry: UnsafeRawBufferPointer) -> UInt64? {
+        guard entry.count >= size else { return nil }
+        return entry.loadBigEndian(UInt64.self, at: entry.count - size)
+    }
+
     internal static func append(_ rowID: UInt64, to bytes: inout [UInt8]) {
         bytes.appendBigEndian(rowID)
     }

@@ -10,11 +10,7 @@ internal struct ObjectIndexWrite {
     /// Called once the batch is applied.
     mutating func adopt() {
         for (index, table) in tables { index.table = table }
-        for entry in builtEntries {
-            entry.unbuiltIndexes = []
-            entry.pendingIndexRecord = nil
-            entry.droppedIndexTables = []
-        }
+        for entry in builtEntries { entry.pendingIndexBuild = nil }
         self = ObjectIndexWrite()
     }
 }

@@ -20,11 +20,11 @@ internal struct QueryPlan {
     var usedConditions: [QueryCondition] = []
     /// Whether the ranges hold exactly the objects that pass.
     var isExact = false
-    /// When the ranges are walked in the order of the query's first sort key: the number of
-    /// index keys before that key (all fixed by equalities).
-    var orderedKeyPosition: Int?
-    /// The equality prefix of the walked ranges (the keys before the sort key).
-    var orderedPrefix: [UInt8] = []
+    /// When the ranges are walked in the order of the query's first sort key: their prefix of
+    /// equalities (the index keys before the sort key); nil when they are read in rowID order.
+    var orderedPrefix: [UInt8]?
+    /// Whether the ranges are walked in the order of the query's first sort key.
+    var readsInOrder: Bool { orderedPrefix != nil }
 
     static let scan = QueryPlan()
 
@@ -71,19 +71,18 @@ internal struct QueryPlan {
         }
         // The order: walked in index order when the first sort key is the next key after a
         // single prefix of equalities (or any key a range was put on).
-        var orderedKeyPosition: Int?
-        if let first = query.order.first, prefixes.count == 1 {
-            if fixed < terms.count, first.term == terms[fixed] { orderedKeyPosition = fixed }
+        var orderedPrefix: [UInt8]?
+        if let first = query.order.first, prefixes.count == 1, fixed < terms.count, first.term == terms[fixed] {
+            orderedPrefix = prefixes[0]
         }
         var score = fixed * 4 + (hasRange ? 2 : 0)
-        if orderedKeyPosition != nil, query.limit != nil { score += 1 }
+        if orderedPrefix != nil, query.limit != nil { score += 1 }
         guard score > 0 else { return nil }
         var plan = QueryPlan()
         plan.ranges = ranges.sorted { ByteOrder.less($0.start, $1.start) }
         plan.usedConditions = used
         plan.isExact = query.isConjunction && used.count == query.conjuncts.count
-        plan.orderedKeyPosition = orderedKeyPosition
-        if orderedKeyPosition != nil { plan.orderedPrefix = prefixes[0] }
+        plan.orderedPrefix = orderedPrefix
         return (plan, score)
     }
 }

@@ -17,12 +17,10 @@ extension Store {
         guard !hasUnsavedChanges else { throw StoreError.unsavedChanges }
         var batch = WriteBatch()
         var write = ObjectIndexWrite()
-        if let record = entry.pendingIndexRecord {
-            try addMetadata(record.encoded(), forKey: ObjectIndexRecord.key(for: entry.name), to: &batch)
-            for table in entry.droppedIndexTables { try BackendIndexStorage(backend).removeEveryRecord(in: table, into: &batch) }
-            write.builtEntries.append(entry)
-        }
-        write.tables = try build(entry.objectIndexes, of: entry, into: &batch)
+        // Indexes left for first use are built with their record; then every other one.
+        let unbuilt = Set((entry.pendingIndexBuild?.unbuilt ?? []).map(ObjectIdentifier.init))
+        try addUnbuiltIndexes(of: entry, to: &batch, &write)
+        write.tables += try build(entry.objectIndexes.filter { !unbuilt.contains(ObjectIdentifier($0)) }, of: entry, into: &batch)
         try applyToBackend(batch)
         write.adopt()
     }
@@ -66,7 +64,7 @@ extension Store {
         }
         let dropped = record.indexes.filter { stored in !kept.contains(stored) }
         entry.objectIndexes = states
-        entry.pendingIndexRecord = nil
+        entry.pendingIndexBuild = nil
         guard !backend.isReadOnly, !unbuilt.isEmpty || !dropped.isEmpty else { return }
         record.indexes = kept
         var batch = WriteBatch()
@@ -83,24 +81,24 @@ extension Store {
         } catch StoreError.classNotRegistered {
             // The objects reference a class not registered yet: built at first use, with the
             // first query or save of this class, in the same batch.
-            entry.unbuiltIndexes = unbuilt
-            entry.pendingIndexRecord = record
-            entry.droppedIndexTables = dropped.map { ObjectIndexRecord.table(number: $0.number, className: entry.name) }
+            entry.pendingIndexBuild = PendingIndexBuild(
+                record: record, unbuilt: unbuilt,
+                droppedTables: dropped.map { ObjectIndexRecord.table(number: $0.number, className: entry.name) })
         }
     }
 
     /// Adds to `write`'s batch the indexes of `entry` left for first use, with their record.
     private func addUnbuiltIndexes(of entry: ClassEntry, to batch: inout WriteBatch, _ write: inout ObjectIndexWrite) throws {
-        guard let record = entry.pendingIndexRecord else { return }
-        for table in entry.droppedIndexTables { try BackendIndexStorage(backend).removeEveryRecord(in: table, into: &batch) }
-        write.tables += try build(entry.unbuiltIndexes, of: entry, into: &batch)
-        try addMetadata(record.encoded(), forKey: ObjectIndexRecord.key(for: entry.name), to: &batch)
+        guard let pending = entry.pendingIndexBuild else { return }
+        for table in pending.droppedTables { try BackendIndexStorage(backend).removeEveryRecord(in: table, into: &batch) }
+        write.tables += try build(pending.unbuilt, of: entry, into: &batch)
+        try addMetadata(pending.record.encoded(), forKey: ObjectIndexRecord.key(for: entry.name), to: &batch)
         write.builtEntries.append(entry)
     }
 
     /// Builds the indexes left for first use now, in their own batch (before a query).
     internal func buildUnbuiltIndexes(of entry: ClassEntry) throws {
-        guard entry.pendingIndexRecord != nil, !backend.isReadOnly else { return }
+        guard entry.pendingIndexBuild != nil, !backend.isReadOnly else { return }
         var batch = WriteBatch()
         var write = ObjectIndexWrite()
         try addUnbuiltIndexes(of: entry, to: &batch, &write)
@@ -179,10 +177,10 @@ extension Store {
             guard seen.insert(keys).inserted else {
                 throw StoreError.uniqueIndexViolation(class: index.className, index: index.name)
             }
-            let own = entry.bytes.withUnsafeBytes { ObjectIndexState.rowID(in: $0) }
+            let own = entry.bytes.withUnsafeBytes { RowIDKey.rowID(atEndOf: $0) }
             var taken = false
-            try index.forEachEntry(from: keys, through: IndexKeyBytes.through(keys), reverse: false) { stored in
-                if let rowID = ObjectIndexState.rowID(in: stored), rowID != own, !removed.contains(rowID) { taken = true }
+            try index.table.forEachEntry(from: keys, through: IndexKeyBytes.through(keys), reverse: false) { stored in
+                if let rowID = RowIDKey.rowID(atEndOf: stored), rowID != own, !removed.contains(rowID) { taken = true }
                 return !taken
             }
             if taken { throw StoreError.uniqueIndexViolation(class: index.className, index: index.name) }
@@ -239,10 +237,9 @@ extension Store {
                 changes.appended.append(Array(entry))
                 return true
             }
-            var resealed = IndexTable(storage: BackendIndexStorage(backend), name: name, restartPoints: true,
-                                      sealedRuns: newCipher.map { SealedRuns(cipher: StoreIndexSealer(cipher: $0), directory: RunDirectory()) }) { reason in
-                StoreError.corruptIndex(class: className, index: index.name, reason: reason)
-            }
+            // A new directory: the old one is not read with the new key.
+            var resealed = unsealedIndexTable(named: name, className: className, index: index.name)
+            resealed.sealedRuns = newCipher.map { SealedRuns(cipher: StoreIndexSealer(cipher: $0)) }
             try resealed.write(changes, into: &batch)
         }
     }
@@ -272,21 +269,27 @@ extension Store {
 
     private func indexState(_ definition: ObjectIndex, name: String, number: UInt64, className: String) throws -> ObjectIndexState {
         let table = ObjectIndexRecord.table(number: number, className: className)
-        return ObjectIndexState(definition: definition, name: name, number: number, className: className,
+        return ObjectIndexState(definition: definition, name: name, className: className,
                                 table: try indexTable(named: table, className: className, index: name, cipher: cipher))
     }
 
     /// The table of runs `table`, sealed with `cipher` when there is one.
     internal func indexTable(named table: String, className: String, index: String,
                              cipher: RecordCipher?) throws -> IndexTable {
-        backend.declareOrderedTable(table)
-        var indexTable = IndexTable(storage: BackendIndexStorage(backend), name: table, restartPoints: true, sealedRuns: nil) { reason in
-            StoreError.corruptIndex(class: className, index: index, reason: reason)
-        }
+        var indexTable = unsealedIndexTable(named: table, className: className, index: index)
         if let cipher {
             let sealer = StoreIndexSealer(cipher: cipher)
             indexTable.sealedRuns = SealedRuns(cipher: sealer, directory: try indexTable.readDirectory(with: sealer))
         }
         return indexTable
+    }
+
+    /// The table of runs `table` (declared ordered), as a plaintext table: its damage is
+    /// `StoreError.corruptIndex` of `className`'s index `index`.
+    private func unsealedIndexTable(named table: String, className: String, index: String) -> IndexTable {
+        backend.declareOrderedTable(table)
+        return IndexTable(storage: BackendIndexStorage(backend), name: table, restartPoints: true) { reason in
+            StoreError.corruptIndex(class: className, index: index, reason: reason)
+        }
     }
 }

@@ -75,7 +75,7 @@ extension Store {
         let plan = try plan(for: query, in: entry)
         if let position = plan.index, plan.isExact, entry.pendingDeleteCount == 0 {
             let index = entry.objectIndexes[position]
-            return try plan.ranges.reduce(0) { $0 + (try index.count(from: $1.start, through: $1.end)) }
+            return try plan.ranges.reduce(0) { $0 + (try index.table.count(from: $1.start, through: $1.end)) }
         }
         return try run(query, on: entry, plan: plan).count
     }
@@ -90,7 +90,7 @@ extension Store {
         let entry = try entry(for: type)
         let plan = try plan(for: ObjectQuery(predicate, order: order, limit: limit, offset: 0), in: entry)
         return QueryExplanation(index: plan.index == nil ? nil : plan.indexName, indexedConditions: plan.usedConditions.map(\.summary),
-                                rangeCount: plan.ranges.count, readsInOrder: plan.orderedKeyPosition != nil,
+                                rangeCount: plan.ranges.count, readsInOrder: plan.readsInOrder,
                                 countsFromIndex: plan.index != nil && plan.isExact, className: entry.name)
     }
 
@@ -120,7 +120,7 @@ extension Store {
         }
         // With an order and a limit and no ordered walk, only the best `wanted` are kept: the
         // found ones are sorted and cut whenever they reach twice that.
-        let keepsBest = !query.order.isEmpty && plan.orderedKeyPosition == nil && wanted != nil
+        let keepsBest = !query.order.isEmpty && !plan.readsInOrder && wanted != nil
         func consider(_ view: StoredObject, _ result: () -> StoredObject) -> Bool {
             if let boundary, let first = query.order.first {
                 // Enough found in index order: only ties with the last one may still come.
@@ -131,7 +131,7 @@ extension Store {
             let keys = query.order.map { $0.term.key(of: view) }
             found.append((result(), keys))
             if let wanted {
-                if plan.orderedKeyPosition != nil, found.count >= wanted, boundary == nil { boundary = keys.first }
+                if plan.readsInOrder, found.count >= wanted, boundary == nil { boundary = keys.first }
                 if keepsBest, found.count >= max(2 * wanted, 64) {
                     sortFound()
                     found.removeLast(found.count - wanted)
@@ -142,9 +142,8 @@ extension Store {
         if let position = plan.index {
             // In an ordered walk, once enough are found, an entry whose sort key differs from
             // the last one found ends it, before its object is read.
-            let boundaryPrefix = plan.orderedPrefix
             func isPastBoundary(_ entry: UnsafeRawBufferPointer) -> Bool {
-                guard let boundary else { return false }
+                guard let boundary, let boundaryPrefix = plan.orderedPrefix else { return false }
                 return !entry.starts(with: boundaryPrefix + boundary)
             }
             try readIndex(entry.objectIndexes[position], plan: plan, query: query, entry: entry,
@@ -169,11 +168,11 @@ extension Store {
     private func readIndex(_ index: ObjectIndexState, plan: QueryPlan, query: ObjectQuery, entry: ClassEntry,
                            isPastBoundary: (UnsafeRawBufferPointer) -> Bool, chunkSize: () -> Int,
                            _ consider: (StoredObject, () -> StoredObject) -> Bool) throws {
-        guard plan.orderedKeyPosition != nil, let first = query.order.first else {
+        guard let prefix = plan.orderedPrefix, let first = query.order.first else {
             var rowIDs: [UInt64] = []
             for range in plan.ranges {
-                try index.forEachEntry(from: range.start, through: range.end, reverse: false) { indexEntry in
-                    if let rowID = ObjectIndexState.rowID(in: indexEntry) { rowIDs.append(rowID) }
+                try index.table.forEachEntry(from: range.start, through: range.end, reverse: false) { indexEntry in
+                    if let rowID = RowIDKey.rowID(atEndOf: indexEntry) { rowIDs.append(rowID) }
                     return true
                 }
             }
@@ -189,7 +188,6 @@ extension Store {
         // In order: one prefix of equalities, then the sort key's values. Descending walks the
         // nil values first (nil comes first in both directions), then the others backwards.
         var segments: [(range: QueryPlan.Range, reverse: Bool)] = []
-        let prefix = plan.orderedPrefix
         for range in plan.ranges {
             guard first.isDescending else {
                 segments.append((range, false))
@@ -218,12 +216,12 @@ extension Store {
             chunk.removeAll(keepingCapacity: true)
         }
         for segment in segments where goesOn {
-            try index.forEachEntry(from: segment.range.start, through: segment.range.end, reverse: segment.reverse) { indexEntry in
+            try index.table.forEachEntry(from: segment.range.start, through: segment.range.end, reverse: segment.reverse) { indexEntry in
                 if isPastBoundary(indexEntry) {
                     goesOn = false
                     return false
                 }
-                if let rowID = ObjectIndexState.rowID(in: indexEntry) { chunk.append(rowID) }
+                if let rowID = RowIDKey.rowID(atEndOf: indexEntry) { chunk.append(rowID) }
                 if chunk.count >= chunkSize() { try readChunk() }
                 return goesOn
             }

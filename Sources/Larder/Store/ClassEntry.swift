@@ -20,11 +20,8 @@ internal final class ClassEntry {
     var textIndex: TextIndex?
     /// The indexes the class declares that this session can use (Store+ObjectIndexes).
     var objectIndexes: [ObjectIndexState] = []
-    /// Indexes declared and not built yet (their objects reference a class registered later),
-    /// the index record to write with them, and tables of dropped indexes to empty then.
-    var unbuiltIndexes: [ObjectIndexState] = []
-    var pendingIndexRecord: ObjectIndexRecord?
-    var droppedIndexTables: [String] = []
+    /// Index builds left for the class's first query or save (Store+ObjectIndexes).
+    var pendingIndexBuild: PendingIndexBuild?
     /// The registry record must be written at the next save.
     @exclusivity(unchecked) var needsRecordWrite = false
 

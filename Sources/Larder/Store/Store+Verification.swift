@@ -107,7 +107,7 @@ extension Store {
             guard let index = entry.textIndex, index.isRegistered else { continue }
             report.problems += verify(index, objectTexts: indexedTexts[entry.name] ?? [:])
         }
-        for entry in entriesByName.values.sorted(by: { $0.name < $1.name }) where entry.pendingIndexRecord == nil {
+        for entry in entriesByName.values.sorted(by: { $0.name < $1.name }) where entry.pendingIndexBuild == nil {
             for (position, index) in entry.objectIndexes.enumerated() {
                 let expected = indexEntries[entry.name]?[position] ?? []
                 if let reason = try verify(index, expecting: expected) {
@@ -136,7 +136,7 @@ extension Store {
     private func verify(_ index: ObjectIndexState, expecting expected: [[UInt8]]) throws -> String? {
         var stored: [[UInt8]] = []
         do {
-            try index.forEachEntry(from: nil, through: nil, reverse: false) { entry in
+            try index.table.forEachEntry(from: nil, through: nil, reverse: false) { entry in
                 stored.append(Array(entry))
                 return true
             }

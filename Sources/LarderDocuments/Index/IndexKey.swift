@@ -3,6 +3,8 @@
 // (no encoding is a prefix of another), so compound keys concatenate components and a
 // descending component is its encoding with every byte complemented. See docs/FORMAT.md.
 
+import Larder
+
 /// Builds index keys: components in order, then the document's rowID (8 bytes big-endian),
 /// which makes every key unique.
 enum IndexKey {
@@ -34,10 +36,7 @@ enum IndexKey {
 
     /// The rowID at the end of a full index key.
     static func rowID(in key: UnsafeRawBufferPointer) -> Int64? {
-        guard key.count >= 8 else { return nil }
-        var value: UInt64 = 0
-        for byte in key[(key.count - 8)...] { value = value << 8 | UInt64(byte) }
-        return Int64(bitPattern: value)
+        RowIDKey.rowID(atEndOf: key).map { Int64(bitPattern: $0) }
     }
 
     private static func append(_ value: JSON, to key: inout [UInt8]) {
