@@ -1,14 +1,14 @@
 // IdentityMap: the live instance of each rowID of one class, without retaining it. RowIDs are
-// dense integers handed out in order, so the map is a table of pages of 512 slots indexed
+// dense integers handed out in order, so the map is a table of pages of 32 slots indexed
 // by rowID: a lookup, an insert and a removal are an index computation and one load or store,
 // with no hashing. A page is freed when its last object goes, so streaming a million objects
 // keeps memory flat.
 
 /// Unretained references to live objects, by rowID.
 internal struct IdentityMap {
-    // 512 slots (4 KB): small enough that objects scattered over a large class (a query's
-    // results) do not each clear a large page, large enough that dense ones share pages.
-    private static let pageShift = 9
+    // 32 slots (256 bytes), as many as a record page holds: objects scattered over a large
+    // class (a query's results) each clear a small page, and dense ones share pages.
+    private static let pageShift = 5
     private static let pageSize = 1 << pageShift
     private static let slotMask = UInt64(pageSize - 1)
 
@@ -33,7 +33,7 @@ internal struct IdentityMap {
     /// Emptied pages kept for reuse (all their slots are nil), so that a streaming
     /// enumeration does not allocate and clear a page per object.
     private var sparePages: [Page] = []
-    private static let maximumSparePages = 32
+    private static let maximumSparePages = 512
     private(set) var count = 0
 
     /// The object at `rowID`, unretained.
