@@ -25,6 +25,10 @@ internal struct QueryPlan {
     var orderedPrefix: [UInt8]?
     /// Whether the ranges are walked in the order of the query's first sort key.
     var readsInOrder: Bool { orderedPrefix != nil }
+    /// Whether the walk yields the query's whole order: the sort keys are the index's keys after
+    /// the prefix, all of them, in turn, ascending (ties then go by rowID, as the entries end
+    /// with it), so that nothing needs sorting and a limit stops the walk exactly.
+    var walkIsOrder = false
 
     static let scan = QueryPlan()
 
@@ -72,8 +76,12 @@ internal struct QueryPlan {
         // The order: walked in index order when the first sort key is the next key after a
         // single prefix of equalities (or any key a range was put on).
         var orderedPrefix: [UInt8]?
+        var walkIsOrder = false
         if let first = query.order.first, prefixes.count == 1, fixed < terms.count, first.term == terms[fixed] {
             orderedPrefix = prefixes[0]
+            let following = terms[fixed...]
+            walkIsOrder = query.order.count == following.count
+                && zip(query.order, following).allSatisfy { order, term in !order.isDescending && order.term == term }
         }
         var score = fixed * 4 + (hasRange ? 2 : 0)
         if orderedPrefix != nil, query.limit != nil { score += 1 }
@@ -83,6 +91,7 @@ internal struct QueryPlan {
         plan.usedConditions = used
         plan.isExact = query.isConjunction && used.count == query.conjuncts.count
         plan.orderedPrefix = orderedPrefix
+        plan.walkIsOrder = walkIsOrder
         return (plan, score)
     }
 }

@@ -122,6 +122,12 @@ extension Store {
         // found ones are sorted and cut whenever they reach twice that.
         let keepsBest = !query.order.isEmpty && !plan.readsInOrder && wanted != nil
         func consider(_ view: StoredObject, _ result: () -> StoredObject) -> Bool {
+            if plan.walkIsOrder {
+                // Found in their final order: no keys to compare, and the limit ends the walk.
+                if !exact { guard query.matches?(view) ?? true else { return true } }
+                found.append((result(), []))
+                return wanted.map { found.count < $0 } ?? true
+            }
             if let boundary, let first = query.order.first {
                 // Enough found in index order: only ties with the last one may still come.
                 guard first.term.key(of: view) == boundary else { return false }
@@ -151,7 +157,9 @@ extension Store {
         } else {
             try forEachSavedState(of: entry) { view, result in _ = consider(view, result) }
         }
-        if !query.order.isEmpty {
+        if plan.walkIsOrder {
+            // Already in order.
+        } else if !query.order.isEmpty {
             sortFound()
         } else if plan.index == nil, zip(found, found.dropFirst()).contains(where: { $0.object.rowID > $1.object.rowID }) {
             // A scan yields the file's order, which rewritten pages leave out of rowID order
