@@ -2,7 +2,7 @@
 // object indexes and document collections), key and value, as a damaged or hostile file holds
 // them. A run reads whole or throws Damage; its count agrees with its entries; and a run a
 // sane writer would have written answers a find from any start with exactly the entries at or
-// after it.
+// after it, and a count between two bounds with exactly the entries between them.
 
 extension FuzzTarget {
     /// `[flags][key size][key][value]`; flags bit 0 set, the value's checksum is made right
@@ -41,6 +41,12 @@ extension FuzzTarget {
             guard isCanonical(entries, key: key, value: value) else { continue }
             let expected = entries.filter { !$0.lexicographicallyPrecedes(start) }
             try FuzzViolation.check(completed == true && found == expected, "a find from \(start) gave \(found), not \(expected)")
+            // Counted between two bounds without a walk: what a filter of the entries counts.
+            for bound in starts {
+                let counted = try? IndexRun.count(key: key, value: value, from: start, before: bound)
+                let inRange = expected.filter { $0.lexicographicallyPrecedes(bound) }.count
+                try FuzzViolation.check(counted == inRange, "a count from \(start) before \(bound) gave \(String(describing: counted)), not \(inRange)")
+            }
         }
         return true
     }

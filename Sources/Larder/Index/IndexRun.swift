@@ -44,6 +44,46 @@ package enum IndexRun {
         try Reader(key: key, value: value).count
     }
 
+    /// The number of the run's entries from `start` (nil: the first) and before `bound` (nil:
+    /// through the last), after checking its checksum. Each bound is found among the restart
+    /// points, then by stepping through at most one interval's entries, never putting one
+    /// together.
+    package static func count(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from start: [UInt8]?,
+                              before bound: [UInt8]?) throws(Damage) -> Int {
+        let reader = try Reader(key: key, value: value)
+        let upper = try bound.map { bound throws(Damage) in try rank(of: bound, key: key, reader: reader) } ?? reader.count
+        let lower = try start.map { start throws(Damage) in try rank(of: start, key: key, reader: reader) } ?? 0
+        return max(0, upper - lower)
+    }
+
+    /// How many of the run's entries sort before `bound`, read with a copy of `reader` (fresh
+    /// from the run's start).
+    private static func rank(of bound: [UInt8], key: UnsafeRawBufferPointer, reader: Reader) throws(Damage) -> Int {
+        var reader = reader
+        var (isBefore, matched) = precedes(suffix: key, after: 0, bound)
+        guard isBefore else { return 0 }
+        var before = 1
+        var remaining = max(reader.count, 1) - 1
+        var length = key.count
+        if let (restart, entries) = try reader.lastRestart(before: bound, length: &length) {
+            (_, matched) = precedes(suffix: restart, after: 0, bound)
+            before += entries
+            remaining -= entries
+        }
+        // As in forEachEntry: an entry sharing more than `matched` bytes with the one before
+        // (which sorts before `bound`) sorts before it too.
+        while remaining > 0 {
+            remaining -= 1
+            let (shared, suffix) = try reader.nextSuffix(length: &length)
+            if shared <= matched {
+                (isBefore, matched) = precedes(suffix: suffix, after: shared, bound)
+                guard isBefore else { return before }
+            }
+            before += 1
+        }
+        return before
+    }
+
     /// Calls `body` with every entry of the run in order from the first at or after `start`
     /// (nil: the first), until it returns false (the pointer is valid only during the call);
     /// returns false when `body` did.

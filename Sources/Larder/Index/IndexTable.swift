@@ -89,45 +89,16 @@ package struct IndexTable: Sendable {
     /// decoded only when it may cross an end of the range: one that starts inside the range
     /// and is followed by another that does is counted from its header.
     package func count(from start: [UInt8]?, through end: [UInt8]?) throws -> Int {
+        // Each run's share is how many of its entries sort before the end's successor (the
+        // smallest key after it) less how many sort before the start: two searches of its
+        // restart points, not a walk of its entries.
+        let afterEnd = end.map { $0 + [0x00] }
         var total = 0
-        // The last run seen that starts inside the range, not yet known to end inside it.
-        var pendingKey: [UInt8] = []
-        var pendingValue: [UInt8] = []
-        var pendingCount: Int?
         try forEachRun(from: start, through: end) { key, value in
-            // A run starting at or before `end` follows: the pending run ends inside the range.
-            if let count = pendingCount { total += count }
-            pendingCount = nil
-            if let start, ByteOrder.compare(key, start) < 0 {
-                total += try countDecoding(key: key, value: value, from: start, through: end)
-            } else {
-                pendingCount = try checked { try IndexRun.count(key: key, value: value) }
-                pendingKey.removeAll(keepingCapacity: true)
-                pendingKey.appendBytes(key)
-                pendingValue.removeAll(keepingCapacity: true)
-                pendingValue.appendBytes(value)
-            }
+            total += try checked { try IndexRun.count(key: key, value: value, from: start, before: afterEnd) }
             return true
         }
-        if pendingCount != nil {
-            total += try pendingKey.withUnsafeBytes { key in
-                try pendingValue.withUnsafeBytes { try countDecoding(key: key, value: $0, from: start, through: end) }
-            }
-        }
         return total
-    }
-
-    private func countDecoding(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
-                               from start: [UInt8]?, through end: [UInt8]?) throws -> Int {
-        var count = 0
-        try checked {
-            try IndexRun.forEachEntry(key: key, value: value, from: start) { entry in
-                if let end, ByteOrder.compare(entry, end) > 0 { return false }
-                count += 1
-                return true
-            }
-        }
-        return count
     }
 
     /// Calls `body` with the runs that may hold entries from `start` through `end`, in order:
