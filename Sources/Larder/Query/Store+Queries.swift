@@ -109,73 +109,19 @@ extension Store {
 
     private func run(_ query: ObjectQuery, on entry: ClassEntry, plan: QueryPlan) throws -> [StoredObject] {
         if query.limit == 0 { return [] }
-        var found: [(object: StoredObject, keys: [[UInt8]])] = []
-        let wanted = query.limit.map { query.offset + $0 }
-        // Called with each candidate's saved state (`view`) and the instance to return.
-        // Returns false to stop.
-        var boundary: [UInt8]?
-        let exact = plan.index != nil && plan.isExact
-        func sortFound() {
-            found.sort { query.precedes($0.keys, $0.object.rowID, $1.keys, $1.object.rowID) }
-        }
-        // With an order and a limit and no ordered walk, only the best `wanted` are kept: the
-        // found ones are sorted and cut whenever they reach twice that.
-        let keepsBest = !query.order.isEmpty && !plan.readsInOrder && wanted != nil
-        func consider(_ view: StoredObject, _ result: () -> StoredObject) -> Bool {
-            if plan.walkIsOrder {
-                // Found in their final order: no keys to compare, and the limit ends the walk.
-                if !exact { guard query.matches?(view) ?? true else { return true } }
-                found.append((result(), []))
-                return wanted.map { found.count < $0 } ?? true
-            }
-            if let boundary, let first = query.order.first {
-                // Enough found in index order: only ties with the last one may still come.
-                guard first.term.key(of: view) == boundary else { return false }
-            }
-            // An exact plan's ranges hold only passing objects (the index is the saved state).
-            if !exact { guard query.matches?(view) ?? true else { return true } }
-            let keys = query.order.map { $0.term.key(of: view) }
-            found.append((result(), keys))
-            if let wanted {
-                if plan.readsInOrder, found.count >= wanted, boundary == nil { boundary = keys.first }
-                if keepsBest, found.count >= max(2 * wanted, 64) {
-                    sortFound()
-                    found.removeLast(found.count - wanted)
-                }
-            }
-            return true
-        }
+        var results = QueryResults(query: query, plan: plan)
         if let position = plan.index {
-            // In an ordered walk, once enough are found, an entry whose sort key differs from
-            // the last one found ends it, before its object is read.
-            func isPastBoundary(_ entry: UnsafeRawBufferPointer) -> Bool {
-                guard let boundary, let boundaryPrefix = plan.orderedPrefix else { return false }
-                return !entry.starts(with: boundaryPrefix + boundary)
-            }
-            try readIndex(entry.objectIndexes[position], plan: plan, query: query, entry: entry,
-                          isPastBoundary: isPastBoundary, chunkSize: { min(256, max(1, (wanted ?? 256) - found.count)) }, consider)
+            try readIndex(entry.objectIndexes[position], plan: plan, query: query, entry: entry, into: &results)
         } else {
-            try forEachSavedState(of: entry) { view, result in _ = consider(view, result) }
+            try forEachSavedState(of: entry) { view, result in _ = results.consider(view, result) }
         }
-        if plan.walkIsOrder {
-            // Already in order.
-        } else if !query.order.isEmpty {
-            sortFound()
-        } else if plan.index == nil, zip(found, found.dropFirst()).contains(where: { $0.object.rowID > $1.object.rowID }) {
-            // A scan yields the file's order, which rewritten pages leave out of rowID order
-            // (index reads yield rowID order).
-            found.sort { $0.object.rowID < $1.object.rowID }
-        }
-        let start = min(query.offset, found.count)
-        let end = wanted.map { min($0, found.count) } ?? found.count
-        return found[start ..< end].map(\.object)
+        return results.page()
     }
 
-    /// Calls `consider` with the saved state of each object the plan's ranges name: in rowID
-    /// order, or in the order of the query's first sort key when the plan walks the index.
+    /// Gives `results` the saved state of each object the plan's ranges name: in rowID order,
+    /// or in the order of the query's first sort key when the plan walks the index.
     private func readIndex(_ index: ObjectIndexState, plan: QueryPlan, query: ObjectQuery, entry: ClassEntry,
-                           isPastBoundary: (UnsafeRawBufferPointer) -> Bool, chunkSize: () -> Int,
-                           _ consider: (StoredObject, () -> StoredObject) -> Bool) throws {
+                           into results: inout QueryResults) throws {
         guard let prefix = plan.orderedPrefix, let first = query.order.first else {
             var rowIDs: [UInt64] = []
             for range in plan.ranges {
@@ -190,7 +136,7 @@ extension Store {
                 defer { previous = rowID }
                 return rowID == previous
             }
-            try forEachSavedState(of: rowIDs, entry: entry) { view, result in consider(view, { result }) }
+            try forEachSavedState(of: rowIDs, entry: entry) { view, result in results.consider(view, { result }) }
             return
         }
         // In order: one prefix of equalities, then the sort key's values. Descending walks the
@@ -216,25 +162,32 @@ extension Store {
         // and their objects read together.
         var goesOn = true
         var chunk: [UInt64] = []
-        func readChunk() throws {
-            try forEachSavedState(of: chunk, entry: entry) { view, result in
-                goesOn = consider(view, { result })
-                return goesOn
-            }
-            chunk.removeAll(keepingCapacity: true)
-        }
         for segment in segments where goesOn {
             try index.table.forEachEntry(from: segment.range.start, through: segment.range.end, reverse: segment.reverse) { indexEntry in
-                if isPastBoundary(indexEntry) {
+                if results.isPastBoundary(indexEntry) {
                     goesOn = false
                     return false
                 }
                 if let rowID = RowIDKey.rowID(atEndOf: indexEntry) { chunk.append(rowID) }
-                if chunk.count >= chunkSize() { try readChunk() }
+                if chunk.count >= results.chunkSize {
+                    goesOn = try readChunk(&chunk, entry: entry, into: &results)
+                }
                 return goesOn
             }
         }
-        if goesOn, !chunk.isEmpty { try readChunk() }
+        if goesOn, !chunk.isEmpty { _ = try readChunk(&chunk, entry: entry, into: &results) }
+    }
+
+    /// Gives `results` the saved state of the objects of `chunk`, in its order, and empties
+    /// it; false when `results` wants no more.
+    private func readChunk(_ chunk: inout [UInt64], entry: ClassEntry, into results: inout QueryResults) throws -> Bool {
+        var goesOn = true
+        try forEachSavedState(of: chunk, entry: entry) { view, result in
+            goesOn = results.consider(view, { result })
+            return goesOn
+        }
+        chunk.removeAll(keepingCapacity: true)
+        return goesOn
     }
 
     private static func intersect(_ left: QueryPlan.Range, _ right: QueryPlan.Range) -> QueryPlan.Range? {

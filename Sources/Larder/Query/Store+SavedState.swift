@@ -102,8 +102,12 @@ extension Store {
         // Opened (decrypted) pages; not the store's scratch, which a readContent that faults
         // in a neighbour reuses.
         var opened: [UInt8] = []
+        var goesOn = true
         // A batch of pages at a time, so that an early stop reads little more than it needs.
-        while start < rowIDs.count {
+        // (The loops below keep their state in locals and pass it inout, not in variables
+        // that nested functions capture: those are checked for exclusive access at run time,
+        // on every access.)
+        while start < rowIDs.count, goesOn {
             var keys: [[UInt8]] = []
             var ends: [Int] = []
             var end = start
@@ -120,21 +124,9 @@ extension Store {
                 ends.append(last)
                 end = last
             }
-            var goesOn = true
-            var pageStart = start
-            func visit(_ position: Int, _ page: UnsafeRawBufferPointer?) throws {
-                defer { pageStart = ends[position] }
-                guard goesOn else { return }
-                for rowID in rowIDs[pageStart ..< ends[position]] where goesOn {
-                    guard let (view, result) = try savedState(of: rowID, entry: entry, page: page, scratch: &opened) else {
-                        continue
-                    }
-                    goesOn = try body(view, result)
-                }
-            }
             let wanted = keys.filter { !$0.isEmpty }
-            var pages: [UnsafeRawBufferPointer?] = Array(repeating: nil, count: keys.count)
             let inPlace = try backend.withValuesInPlace(forKeys: wanted, in: entry.name) { found in
+                var pages: [UnsafeRawBufferPointer?] = Array(repeating: nil, count: keys.count)
                 var next = 0
                 for position in keys.indices where !keys[position].isEmpty {
                     pages[position] = found[next]
@@ -147,28 +139,49 @@ extension Store {
                     for line in stride(from: 0, to: min(page.count, 4_096), by: 64) { CacheLinePrefetch.request(base + line) }
                 }
                 for position in 0 ..< Self.pagesAhead { prefetch(position) }
+                var pageStart = start
                 for position in keys.indices {
                     prefetch(position + Self.pagesAhead)
-                    try visit(position, pages[position])
+                    goesOn = try visit(rowIDs[pageStart ..< ends[position]], page: pages[position], entry: entry,
+                                       opened: &opened, body)
+                    guard goesOn else { return }
+                    pageStart = ends[position]
                 }
             }
             if !inPlace {
                 var copies: [[UInt8]?] = Array(repeating: nil, count: wanted.count)
                 try backend.readValues(forKeys: wanted, in: entry.name) { position, page in copies[position] = page.map(Array.init) }
                 var next = 0
+                var pageStart = start
                 for position in keys.indices {
-                    if keys[position].isEmpty {
-                        try visit(position, nil)
-                    } else {
-                        let copy = copies[next]
+                    var copy: [UInt8]?
+                    if !keys[position].isEmpty {
+                        copy = copies[next]
                         next += 1
-                        if let copy { try copy.withUnsafeBytes { try visit(position, $0) } } else { try visit(position, nil) }
                     }
+                    let rowIDsOfPage = rowIDs[pageStart ..< ends[position]]
+                    if let copy {
+                        goesOn = try copy.withUnsafeBytes { try visit(rowIDsOfPage, page: $0, entry: entry, opened: &opened, body) }
+                    } else {
+                        goesOn = try visit(rowIDsOfPage, page: nil, entry: entry, opened: &opened, body)
+                    }
+                    guard goesOn else { return }
+                    pageStart = ends[position]
                 }
             }
-            guard goesOn else { return }
             start = end
         }
+    }
+
+    /// Calls `body` with the saved state of each of `rowIDs` (all in one page, `page` as
+    /// stored, or nil when not read); returns false when `body` did.
+    private func visit(_ rowIDs: ArraySlice<UInt64>, page: UnsafeRawBufferPointer?, entry: ClassEntry, opened: inout [UInt8],
+                       _ body: (_ view: StoredObject, _ result: StoredObject) throws -> Bool) throws -> Bool {
+        for rowID in rowIDs {
+            guard let (view, result) = try savedState(of: rowID, entry: entry, page: page, scratch: &opened) else { continue }
+            guard try body(view, result) else { return false }
+        }
+        return true
     }
 
     /// Pages read per call to the backend by ``forEachSavedState(of:entry:_:)``.
