@@ -1,11 +1,13 @@
 // QueryTerm: one key path of a predicate, an order or an index, type-erased: the key path
-// (which identifies it, to match predicates with indexes) and how to append the key of its
-// value in an object.
+// (whose number identifies it, to match predicates with indexes) and how to append the key of
+// its value in an object.
 
 /// A key path of a stored class whose values are indexable.
 internal struct QueryTerm: Hashable, @unchecked Sendable {
     // @unchecked: a key path is immutable; the closure captures only the key path.
     let keyPath: AnyKeyPath
+    /// The key path's number (KeyPathIdentity): what terms are compared and hashed by.
+    let identity: Int
     /// Appends the key of the value the key path reads in an object of `root` (or a subclass).
     let appendKey: (StoredObject, inout [UInt8]) -> Void
     /// Whether an object is a `root` (an index declared with another class's key path is refused).
@@ -15,6 +17,7 @@ internal struct QueryTerm: Hashable, @unchecked Sendable {
 
     init<Root: StoredObject, Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>) {
         self.keyPath = keyPath
+        self.identity = KeyPathIdentity.of(keyPath)
         self.accepts = { $0 is Root }
         self.propertyName = { KeyPathName.name(of: keyPath) }
         self.appendKey = { object, key in
@@ -36,10 +39,10 @@ internal struct QueryTerm: Hashable, @unchecked Sendable {
     }
 
     static func == (left: QueryTerm, right: QueryTerm) -> Bool {
-        left.keyPath == right.keyPath
+        left.identity == right.identity
     }
 
     func hash(into hasher: inout Hasher) {
-        hasher.combine(keyPath)
+        hasher.combine(identity)
     }
 }
