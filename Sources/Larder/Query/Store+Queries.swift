@@ -45,11 +45,21 @@ extension Store {
     /// let page = try store.objects(of: Song.self, where: \.album == kindOfBlue && \.seconds >= 60,
     ///                              orderBy: [.ascending(\.title)], limit: 20, offset: 40)
     /// ```
+    @inlinable
     public func objects<T: StoredObject>(of type: T.Type, where predicate: ObjectPredicate<T>? = nil,
                                          orderBy order: [ObjectOrder<T>] = [], limit: Int? = nil,
                                          offset: Int = 0) throws -> [T] {
-        let query = ObjectQuery(predicate, order: order, limit: limit, offset: offset)
-        return try run(query, on: entry(for: type)).map { unsafeDowncast($0, to: T.self) }
+        // Inlined so that this cast runs specialized for T, in the caller: compiled here, for
+        // any T, it cost about a thousand instructions per object.
+        try storedObjects(of: type, where: predicate, orderBy: order, limit: limit, offset: offset)
+            .map { unsafeDowncast($0, to: T.self) }
+    }
+
+    /// ``objects(of:where:orderBy:limit:offset:)``'s objects, as stored objects.
+    @usableFromInline
+    internal func storedObjects<T: StoredObject>(of type: T.Type, where predicate: ObjectPredicate<T>?,
+                                                 orderBy order: [ObjectOrder<T>], limit: Int?, offset: Int) throws -> [StoredObject] {
+        try run(ObjectQuery(predicate, order: order, limit: limit, offset: offset), on: entry(for: type))
     }
 
     /// The first object of `type` that passes `predicate` in `order` (rowID order when empty),
