@@ -142,8 +142,8 @@ extension Store {
                 var pageStart = start
                 for position in keys.indices {
                     prefetch(position + Self.pagesAhead)
-                    goesOn = try visit(rowIDs[pageStart ..< ends[position]], page: pages[position], entry: entry,
-                                       opened: &opened, body)
+                    goesOn = try forEachSavedState(of: rowIDs[pageStart ..< ends[position]], in: pages[position], entry: entry,
+                                                   opened: &opened, body)
                     guard goesOn else { return }
                     pageStart = ends[position]
                 }
@@ -161,9 +161,9 @@ extension Store {
                     }
                     let rowIDsOfPage = rowIDs[pageStart ..< ends[position]]
                     if let copy {
-                        goesOn = try copy.withUnsafeBytes { try visit(rowIDsOfPage, page: $0, entry: entry, opened: &opened, body) }
+                        goesOn = try copy.withUnsafeBytes { try forEachSavedState(of: rowIDsOfPage, in: $0, entry: entry, opened: &opened, body) }
                     } else {
-                        goesOn = try visit(rowIDsOfPage, page: nil, entry: entry, opened: &opened, body)
+                        goesOn = try forEachSavedState(of: rowIDsOfPage, in: nil, entry: entry, opened: &opened, body)
                     }
                     guard goesOn else { return }
                     pageStart = ends[position]
@@ -175,8 +175,9 @@ extension Store {
 
     /// Calls `body` with the saved state of each of `rowIDs` (all in one page, `page` as
     /// stored, or nil when not read); returns false when `body` did.
-    private func visit(_ rowIDs: ArraySlice<UInt64>, page: UnsafeRawBufferPointer?, entry: ClassEntry, opened: inout [UInt8],
-                       _ body: (_ view: StoredObject, _ result: StoredObject) throws -> Bool) throws -> Bool {
+    private func forEachSavedState(of rowIDs: ArraySlice<UInt64>, in page: UnsafeRawBufferPointer?, entry: ClassEntry,
+                                   opened: inout [UInt8],
+                                   _ body: (_ view: StoredObject, _ result: StoredObject) throws -> Bool) throws -> Bool {
         for rowID in rowIDs {
             guard let (view, result) = try savedState(of: rowID, entry: entry, page: page, scratch: &opened) else { continue }
             guard try body(view, result) else { return false }
