@@ -26,13 +26,7 @@ internal struct ClassRecord: Equatable {
         buffer.writeVarInt(classID)
         buffer.writeVarInt(nextRowID)
         buffer.write(version)
-        buffer.writeVarInt(UInt64(deletedRowIDs.ranges.count))
-        var previousEnd: UInt64 = 0
-        for range in deletedRowIDs.ranges {
-            buffer.writeVarInt(range.lowerBound - previousEnd)
-            buffer.writeVarInt(range.upperBound - range.lowerBound)
-            previousEnd = range.upperBound
-        }
+        deletedRowIDs.write(to: &buffer)
         return buffer
     }
 
@@ -48,26 +42,7 @@ internal struct ClassRecord: Equatable {
         classID = try buffer.readVarInt()
         nextRowID = try buffer.readVarInt()
         version = try buffer.readUInt8()
-        let rangeCount = try buffer.readVarInt()
-        guard rangeCount <= UInt64(buffer.remainingCount / 2) else {
-            throw DataBufferError.valueOutOfRange(offset: buffer.readPosition)
-        }
-        var ranges: [ClosedRange<UInt64>] = []
-        ranges.reserveCapacity(Int(rangeCount))
-        var previousEnd: UInt64 = 0
-        for _ in 0 ..< rangeCount {
-            let offset = buffer.readPosition
-            let (lower, overflowLower) = previousEnd.addingReportingOverflow(try buffer.readVarInt())
-            let (upper, overflowUpper) = lower.addingReportingOverflow(try buffer.readVarInt())
-            guard !overflowLower, !overflowUpper, ranges.isEmpty || lower > previousEnd else {
-                throw DataBufferError.valueOutOfRange(offset: offset)
-            }
-            ranges.append(lower ... upper)
-            previousEnd = upper
-        }
-        guard classID >= 1, nextRowID >= 1, let deleted = RowIDRanges(validating: ranges) else {
-            throw DataBufferError.valueOutOfRange(offset: 0)
-        }
-        deletedRowIDs = deleted
+        deletedRowIDs = try RowIDRanges(reading: &buffer)
+        guard classID >= 1, nextRowID >= 1 else { throw DataBufferError.valueOutOfRange(offset: 0) }
     }
 }

@@ -1,9 +1,11 @@
 // RowIDRanges: a compact sorted set of rowIDs kept as closed ranges. A class keeps the rowIDs
 // it has deleted (or handed out and discarded) in one, so that a reference to such a row reads
-// as nil without a lookup in the class file.
+// as nil without a lookup in the class file; a change record keeps the rowIDs a save inserted,
+// updated and deleted in three. Both write it the same way: a varint count of ranges, then each
+// range as the varint gap from the previous range's end and the varint extent (FORMAT.md 8.2).
 
 /// A sorted set of rowIDs stored as disjoint, non-adjacent closed ranges.
-internal struct RowIDRanges: Equatable, Sendable {
+internal struct RowIDRanges: Hashable, Sendable {
     /// Disjoint, ascending, non-adjacent ranges.
     internal private(set) var ranges: [ClosedRange<UInt64>] = []
 
@@ -17,7 +19,64 @@ internal struct RowIDRanges: Equatable, Sendable {
         self.ranges = ranges
     }
 
+    /// The set of `rowIDs`, in any order (a linear pass when they are ascending, as a class's
+    /// inserts usually are; sorted first otherwise).
+    init(sorting rowIDs: [UInt64]) {
+        var isAscending = true
+        for (previous, next) in zip(rowIDs, rowIDs.dropFirst()) where previous > next {
+            isAscending = false
+            break
+        }
+        for rowID in isAscending ? rowIDs : rowIDs.sorted() {
+            appendMerging(rowID ... rowID)
+        }
+    }
+
     var isEmpty: Bool { ranges.isEmpty }
+
+    /// Every rowID of the set, ascending.
+    var rowIDs: [UInt64] {
+        var all: [UInt64] = []
+        all.reserveCapacity(count)
+        for range in ranges { all.append(contentsOf: range) }
+        return all
+    }
+
+    /// Appends the set: a varint count of ranges, then each range as the varint gap from the
+    /// previous range's end (from 0 for the first) and the varint extent (end minus start).
+    func write(to buffer: inout DataBuffer) {
+        buffer.writeVarInt(UInt64(ranges.count))
+        var previousEnd: UInt64 = 0
+        for range in ranges {
+            buffer.writeVarInt(range.lowerBound - previousEnd)
+            buffer.writeVarInt(range.upperBound - range.lowerBound)
+            previousEnd = range.upperBound
+        }
+    }
+
+    /// Reads a set written by ``write(to:)``; throws `DataBufferError` when it is truncated,
+    /// counts more ranges than its bytes can hold, overflows 64 bits, or has ranges that go
+    /// backwards or overlap (ranges that touch, gap 1, are accepted as they are).
+    init(reading buffer: inout DataBuffer) throws {
+        let rangeCount = try buffer.readVarInt()
+        guard rangeCount <= UInt64(buffer.remainingCount / 2) else {
+            throw DataBufferError.valueOutOfRange(offset: buffer.readPosition)
+        }
+        var ranges: [ClosedRange<UInt64>] = []
+        ranges.reserveCapacity(Int(rangeCount))
+        var previousEnd: UInt64 = 0
+        for _ in 0 ..< rangeCount {
+            let offset = buffer.readPosition
+            let (lower, overflowLower) = previousEnd.addingReportingOverflow(try buffer.readVarInt())
+            let (upper, overflowUpper) = lower.addingReportingOverflow(try buffer.readVarInt())
+            guard !overflowLower, !overflowUpper, ranges.isEmpty || lower > previousEnd else {
+                throw DataBufferError.valueOutOfRange(offset: offset)
+            }
+            ranges.append(lower ... upper)
+            previousEnd = upper
+        }
+        self.ranges = ranges
+    }
 
     /// How many rowIDs the set holds (saturating at `Int.max`).
     var count: Int {
