@@ -1,5 +1,6 @@
 // Store metadata: the records of `_store` (format, encryption settings, class registry, text
-// index registry), read when the store opens and brought up to date there in one batch.
+// index registry, sequence number and change log), read when the store opens and brought up to
+// date there in one batch.
 //
 // In an encrypted store every metadata record but the encryption settings (which carry their
 // own authenticator) is sealed with the store's key under `metadataScope`, so nobody without the
@@ -16,6 +17,7 @@ extension Store {
     /// brings an older store up to date in one batch: pages, format record, sealed metadata.
     internal func openMetadata(_ configuration: Configuration) throws {
         keyDerivationIterations = configuration.keyDerivationIterations
+        changeLogLimit = max(0, configuration.changeLogLimit)
         let stored = try readMetadataTable()
         if let value = stored[EncryptionRecord.key] {
             var buffer = try Self.openEncryptionSettings(value)
@@ -72,10 +74,12 @@ extension Store {
 
     // MARK: Private
 
-    /// Every record of the metadata table (a few per class), copied.
+    /// Every record of the metadata table (a few per class), copied; the change log's records
+    /// are left where they are (`changes(since:)` reads them).
     private func readMetadataTable() throws -> [[UInt8]: [UInt8]] {
         var stored: [[UInt8]: [UInt8]] = [:]
         try backend.forEachRecord(in: Self.metadataTable) { key, value in
+            if ChangeRecord.isChangeKey(key) { return true }
             stored[Array(key)] = Array(value)
             return true
         }
@@ -94,6 +98,8 @@ extension Store {
                     } else if key.elementsEqual(Self.namedBufferCountKey) {
                         var buffer = try openMetadata(value, key: key, name: "names")
                         namedBufferCount = try Self.decodeMetadata("names") { Int(clamping: try buffer.readVarInt()) }
+                    } else if key.elementsEqual(ChangeSequenceRecord.key) {
+                        try loadChangeSequence(value, key: key)
                     } else if let name = ClassRecord.name(inKey: key) {
                         var buffer = try openMetadata(value, key: key, name: "class/" + name)
                         records[name] = try Self.decodeMetadata("class/" + name) { try ClassRecord(decoding: &buffer) }

@@ -1,5 +1,6 @@
 // Named data buffers: bookmarks and small documents kept under a name, written at once,
-// outside the unit of work. The registry counts them (`names` in `_store`), so that a `_names`
+// outside the unit of work, each write or removal a commit of its own (with its sequence number
+// and change record, like a save). The registry counts them (`names` in `_store`), so that a `_names`
 // file emptied or replaced behind the store's back is not taken for a store without buffers.
 
 extension Store {
@@ -24,9 +25,11 @@ extension Store {
         // never come to mean an object inserted later.
         let registry = changedRegistryRecords(newlyDeleted: [:])
         try add(registry, to: &batch)
+        let committed = try addChange(classes: [:], namedBuffers: [name], to: &batch)
         try applyToBackend(batch)
         registryRecordsWritten(registry)
         namedBufferCount = count
+        changeCommitted(committed)
     }
 
     /// The buffer stored under `name`, ready for reading, or nil.
@@ -65,8 +68,10 @@ extension Store {
         var batch = WriteBatch()
         batch.removeValue(forKey: Array(name.utf8), in: Self.namesTable)
         let count = try addNamedBufferCount(after: .remove, existing: true, to: &batch)
+        let committed = try addChange(classes: [:], namedBuffers: [name], to: &batch)
         try applyToBackend(batch)
         namedBufferCount = count
+        changeCommitted(committed)
     }
 
     /// The names of every stored buffer, sorted.

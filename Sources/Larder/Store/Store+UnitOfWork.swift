@@ -103,8 +103,9 @@ extension Store {
     }
 
     /// Writes every pending insert, update and delete, and the registry changes they imply, in
-    /// one batch. If it throws, the store in memory is as it was before the call: still dirty,
-    /// and the save can be retried.
+    /// one batch, with the save's sequence number and change record; once it is committed, the
+    /// subscribers of ``changes`` get its ``StoreChange``. If it throws, the store in memory is
+    /// as it was before the call: still dirty, and the save can be retried.
     ///
     /// ```swift
     /// try store.saveChanges()
@@ -119,6 +120,7 @@ extension Store {
         var newlyDeleted: [ObjectIdentifier: [UInt64]] = [:]
         var registry: [(entry: ClassEntry, record: ClassRecord)] = []
         var gains: [(entry: ClassEntry, gained: Int)] = []
+        var committed: CommittedChange?
         defer {
             for entry in entriesByType.values where !entry.pendingRecords.isEmpty { entry.pendingRecords = PendingRecords() }
         }
@@ -148,6 +150,8 @@ extension Store {
             // The registry goes last, after the class files it describes.
             registry = changedRegistryRecords(newlyDeleted: newlyDeleted)
             try add(registry, to: &batch)
+            // The next sequence number and the save's change record, in the same batch.
+            committed = try addChange(classes: hasUnsavedChanges ? pendingObjectChanges() : [:], to: &batch)
             try apply(batch)
             textUpdate?.adopt()
             indexWrite.adopt()
@@ -159,6 +163,8 @@ extension Store {
             entry.savedRecordCount = entry.savedRecordCount.map { $0 + gained }
         }
         finishSave(registry: registry)
+        // Subscribers hear of the save once it is durable and adopted.
+        changeCommitted(committed)
     }
 
     /// Forgets every pending change: inserted objects leave the store, updated and deleted

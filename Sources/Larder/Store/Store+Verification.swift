@@ -1,9 +1,10 @@
-// Verification: read every record of every class and every named buffer, check checksums,
-// decoding and references, and report what is wrong without changing anything.
+// Verification: read every record of every class, every named buffer and every change record,
+// check checksums, decoding and references, and report what is wrong without changing anything.
 
 extension Store {
-    /// Reads every record of every class and every named buffer; checks checksums, that
-    /// records of registered classes decode, and that references point at existing rows.
+    /// Reads every record of every class, every named buffer and every change record; checks
+    /// checksums, that records of registered classes and of the change log decode, and that
+    /// references point at existing rows.
     /// Changes nothing, and reports problems instead of throwing them.
     ///
     /// ```swift
@@ -128,7 +129,42 @@ extension Store {
         if let expected = namedBufferCount, report.namedBufferCount < expected {
             report.problems.append(.missingRecords(table: Self.namesTable, expected: expected, found: report.namedBufferCount))
         }
+        try verifyChangeLog(into: &report)
         return report
+    }
+
+    /// Checks that every change record the `sequence` record says is kept is there, opens and
+    /// fits the store, and that no other is.
+    private func verifyChangeLog(into report: inout VerificationReport) throws {
+        let known = knownClasses()
+        let kept = changeLog.kept
+        var found = Set<UInt64>()
+        try backend.forEachRecord(in: Self.metadataTable) { key, value in
+            guard ChangeRecord.isChangeKey(key) else { return true }
+            guard let number = ChangeRecord.sequence(inKey: key) else {
+                report.problems.append(.malformedKey(table: Self.metadataTable))
+                return true
+            }
+            guard kept?.contains(number) == true else {
+                let range = kept.map { "\($0.lowerBound) to \($0.upperBound)" } ?? "none"
+                report.problems.append(.corruptChangeLog(sequence: number, reason: "the record lies outside the saves kept (\(range))"))
+                return true
+            }
+            found.insert(number)
+            report.changeRecordCount += 1
+            do {
+                _ = try change(number: number, stored: value, classes: known)
+            } catch let StoreError.corruptChangeLog(_, reason) {
+                report.problems.append(.corruptChangeLog(sequence: number, reason: reason))
+            }
+            return true
+        }
+        guard let kept, UInt64(found.count) <= kept.upperBound - kept.lowerBound else { return }
+        // Some are missing: the first one names them (the loop ends at it).
+        var first = kept.lowerBound
+        while found.contains(first) { first += 1 }
+        let missing = kept.upperBound - kept.lowerBound + 1 - UInt64(found.count)
+        report.problems.append(.corruptChangeLog(sequence: first, reason: "\(missing) of the records kept are missing"))
     }
 
     /// Why the entries of `index` differ from `expected` (the entries its class's objects

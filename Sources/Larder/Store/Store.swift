@@ -32,6 +32,13 @@ public final class Store {
     /// How many named buffers `_names` holds, from the registry (nil in a store that has not
     /// counted them yet).
     internal var namedBufferCount: Int?
+    /// The sequence number of the last save that changed something, and the change records
+    /// kept (the `sequence` record, as saved).
+    internal var changeLog = ChangeSequenceRecord()
+    /// How many saves the change log keeps (0: none), from the configuration.
+    internal var changeLogLimit = Configuration().changeLogLimit
+    /// The subscribers of ``changes``.
+    internal let changeFeed = ChangeFeed()
 
     @exclusivity(unchecked) internal var insertedObjects: [StoredObject] = []
     @exclusivity(unchecked) internal var updatedObjects: [StoredObject] = []
@@ -69,8 +76,10 @@ public final class Store {
     /// 3: object records grouped into pages of 32 rowIDs (RecordPage); 4: an encrypted store's
     /// pages sealed whole (PageSeal), not record by record; 5: a plaintext store's pages
     /// checksummed whole (PageCheck); 6: object indexes (`index/<Class>` records, `_index` tables),
-    /// which a Larder that does not keep them must not write to.
-    internal static let formatVersion: UInt64 = 6
+    /// which a Larder that does not keep them must not write to; 7: sequence numbers and the
+    /// change log (`sequence`, `change/<n>` records), which a Larder that does not advance them
+    /// must not write to either (``changes(since:)`` would miss its saves).
+    internal static let formatVersion: UInt64 = 7
     internal static let formatKey = Array("format".utf8)
 
     /// Opens a store on `backend`, reading its class registry.
@@ -103,6 +112,7 @@ public final class Store {
     }
 
     deinit {
+        changeFeed.finish()
         if !isClosed {
             detachAllLiveObjects()
             try? backend.close()
@@ -173,9 +183,9 @@ public final class Store {
         }
     }
 
-    /// Closes the store: dissolves relationships, detaches every object and closes the files.
-    /// Throws ``StoreError/unsavedChanges`` when there are unsaved changes (save or discard
-    /// them first), so nothing is lost by accident.
+    /// Closes the store: dissolves relationships, detaches every object, finishes every stream
+    /// of ``changes`` and closes the files. Throws ``StoreError/unsavedChanges`` when there are
+    /// unsaved changes (save or discard them first), so nothing is lost by accident.
     ///
     /// ```swift
     /// try store.saveChanges()
@@ -191,6 +201,7 @@ public final class Store {
         dissolveAllRelationships()
         detachAllLiveObjects()
         isClosed = true
+        changeFeed.finish()
         try backend.close()
     }
 

@@ -1,4 +1,5 @@
-// Store.Configuration: how a store is opened: durability, read-only sharing, lock waiting.
+// Store.Configuration: how a store is opened: durability, read-only sharing, lock waiting, keys,
+// the change log's length.
 
 import Foundation
 
@@ -35,6 +36,12 @@ extension Store {
         /// the salt; later opens use the stored count). Lower it only in tests. At most
         /// 2,100,000: more is refused with ``StoreError/keyDerivationIterationsOutOfRange(_:)``.
         public var keyDerivationIterations = 210_000
+
+        /// How many of the last saves the store keeps in its change log for
+        /// ``Store/changes(since:)`` (1,000 by default; 0 keeps none). Each save writes its
+        /// change record and removes the ones beyond the limit in its own batch; a store opened
+        /// with a lower limit drops the older records at its first save.
+        public var changeLogLimit = 1_000
 
         /// The default configuration: full durability, read-write, no waiting for locks.
         ///

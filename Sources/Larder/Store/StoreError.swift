@@ -84,6 +84,16 @@ public enum StoreError: Error, Equatable, Sendable {
     case invalidIndex(class: String, reason: String)
     /// A record of an object index is damaged (`rebuildIndexes(of:)` rebuilds it).
     case corruptIndex(class: String, index: String, reason: String)
+
+    /// ``Store/changes(since:)`` was asked for changes the store no longer keeps (its change
+    /// log keeps the last ``Store/Configuration/changeLogLimit`` saves): the caller must read
+    /// what it needs again. `oldestAvailable` is the smallest number it still answers for.
+    case changesNoLongerAvailable(since: UInt64, oldestAvailable: UInt64)
+    /// ``Store/changes(since:)`` was given a number above the store's sequence number
+    /// (`current`): a number from another store, or from files since put back to an older copy.
+    case futureSequence(since: UInt64, current: UInt64)
+    /// A record of the change log is missing, damaged or does not fit the store.
+    case corruptChangeLog(sequence: UInt64, reason: String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -121,6 +131,10 @@ extension StoreError: CustomStringConvertible {
         case let .tamperedEncryptionSettings(reason): return "the store's encryption settings were tampered with: \(reason)"
         case let .keyDerivationIterationsOutOfRange(count): return "\(count) key derivation iterations is outside 1...\(EncryptionRecord.maximumIterations)"
         case let .rowIDsExhausted(name): return "class \(name) has no rowIDs left to hand out"
+        case let .changesNoLongerAvailable(since, oldest):
+            return "the changes after save \(since) are no longer kept (the oldest number answered is \(oldest)): read everything again"
+        case let .futureSequence(since, current): return "save \(since) is ahead of the store, whose last save is \(current)"
+        case let .corruptChangeLog(sequence, reason): return "the change record of save \(sequence) is damaged: \(reason)"
         }
     }
 }

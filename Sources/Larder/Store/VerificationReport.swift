@@ -1,5 +1,5 @@
 // VerificationReport: what Store.verify() found: counts per class and every problem, each
-// naming the class and rowID (or buffer name) concerned.
+// naming the class and rowID (or buffer name, or save) concerned.
 
 /// The result of ``Store/verify()``: what was checked and what is wrong.
 ///
@@ -47,6 +47,10 @@ public struct VerificationReport: Sendable, Equatable {
         /// An object index whose entries differ from the ones its class's objects give
         /// (``Store/rebuildIndexes(of:)`` rebuilds it).
         case objectIndexMismatch(class: String, index: String, reason: String)
+        /// A record of the change log is missing, damaged, does not fit the store (a class it
+        /// names does not exist, a rowID was never handed out), or lies outside the saves the
+        /// `sequence` record says are kept.
+        case corruptChangeLog(sequence: UInt64, reason: String)
 
         /// A sentence naming the problem, its class and rowID (or name).
         public var description: String {
@@ -61,6 +65,7 @@ public struct VerificationReport: Sendable, Equatable {
             case let .textIndexMismatch(name, reason): return "\(name) full-text index: \(reason)"
             case let .objectIndexMismatch(name, index, reason): return "\(name) index \(index): \(reason)"
             case let .missingRecords(table, expected, found): return "\(table): \(expected) records expected, \(found) found"
+            case let .corruptChangeLog(sequence, reason): return "change record of save \(sequence): \(reason)"
             }
         }
     }
@@ -69,6 +74,8 @@ public struct VerificationReport: Sendable, Equatable {
     public var classes: [ClassSummary] = []
     /// Named buffers checked.
     public var namedBufferCount = 0
+    /// Change log records checked (the saves ``Store/changes(since:)`` can still give).
+    public var changeRecordCount = 0
     /// References to rows that were deleted: they read as nil (by design), and show where a
     /// delete rule did not clear a relationship. Not a problem of the store.
     public var referencesToDeletedRows = 0

@@ -1,0 +1,82 @@
+// ChangeFeed: a store's live subscribers (Store.changes). A save publishes its change to each
+// after its commit, in commit order, from the saving thread; a subscriber whose reader stops
+// (the task is cancelled, or the stream and its iterators are released) is removed, and
+// closing the store finishes every stream. The Store is not Sendable; the feed and its
+// subscribers are, so the streams can be read from any task.
+
+import Synchronization
+
+/// The subscribers to one store's changes.
+internal final class ChangeFeed: Sendable {
+    private struct State {
+        var subscribers: [Int: ChangeSubscriber] = [:]
+        var nextID = 0
+        var isFinished = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Removes a subscriber when the stream that reads it is released (its unfolding closure,
+    /// which alone holds this, goes away with it).
+    private final class Registration: Sendable {
+        let feed: ChangeFeed
+        let id: Int
+
+        init(feed: ChangeFeed, id: Int) {
+            self.feed = feed
+            self.id = id
+        }
+
+        deinit { feed.remove(id) }
+    }
+
+    /// Whether any stream is subscribed.
+    var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
+
+    /// A new stream of the changes published from now on, keeping up to `bufferSize` changes
+    /// for a reader that falls behind; a finished stream once the feed is finished.
+    func subscribe(bufferSize: Int) -> AsyncStream<StoreChange> {
+        let subscriber = ChangeSubscriber(bufferSize: bufferSize)
+        let id = state.withLock { state -> Int? in
+            guard !state.isFinished else { return nil }
+            state.nextID += 1
+            state.subscribers[state.nextID] = subscriber
+            return state.nextID
+        }
+        guard let id else {
+            subscriber.finish()
+            return AsyncStream { nil }
+        }
+        let registration = Registration(feed: self, id: id)
+        return AsyncStream(unfolding: {
+            let change = await subscriber.next()
+            withExtendedLifetime(registration) {}
+            return change
+        }, onCancel: { [weak self] in
+            subscriber.finish(dropQueued: true)
+            self?.remove(id)
+        })
+    }
+
+    /// Hands `change` to every subscriber.
+    func publish(_ change: StoreChange) {
+        state.withLock { state in
+            for subscriber in state.subscribers.values { subscriber.deliver(change) }
+        }
+    }
+
+    /// Finishes every stream (each reader gets what is queued, then nil) and every stream
+    /// subscribed from now on.
+    func finish() {
+        let subscribers = state.withLock { state -> [ChangeSubscriber] in
+            state.isFinished = true
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
+
+    private func remove(_ id: Int) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+    }
+}
