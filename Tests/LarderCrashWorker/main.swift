@@ -2,7 +2,8 @@
 //
 //   run PATH full|nosync ACKFILE   save units of work forever, appending each acknowledged
 //                                  save number to ACKFILE (the parent kills it with SIGKILL)
-//   check PATH                     reopen, check the invariant; print "ok SAVES" or the violation
+//   check PATH                     reopen, check the invariant (objects, indexes, sequence number
+//                                  and change log); print "ok SAVES" or the violation
 //   verify PATH                    open and verify; print "healthy", "problems N" or "error ..."
 //   hold PATH                      open for writing, print "ready", wait for a line on stdin
 //   read PATH                      open read-only, print "read COUNT" or "error ..."
@@ -100,7 +101,9 @@ func run() throws {
 func populate(saves: UInt64) throws -> String {
     let store = try openStore()
     let counter = CrashCounter()
+    // A save of its own, as `run` makes it: the checks count it.
     try store.insert(counter)
+    try store.saveChanges()
     for _ in 0 ..< saves {
         let number = try saveOnce(store, counter: counter)
         guard number % 10 == 0 else { continue }
@@ -117,6 +120,7 @@ func populate(saves: UInt64) throws -> String {
 func check() throws -> String {
     let store = try openStore()
     guard let counter = try store.object(of: CrashCounter.self, rowID: 1) else {
+        guard store.changeSequence == 0 else { return "violation: sequence \(store.changeSequence) without a save" }
         return try store.count(of: CrashA.self) == 0 ? "ok 0" : "violation: objects without a counter"
     }
     let aValues = try store.allObjects(of: CrashA.self).map(\.value)
@@ -142,6 +146,7 @@ func check() throws -> String {
     guard report.isHealthy else { return "violation: \(report.problems)" }
     if let violation = try checkTextSearch(store) { return violation }
     if let violation = try checkQueries(store, values: bValues) { return violation }
+    if let violation = try checkChangeLog(store, counter: counter) { return violation }
     try store.close()
     return "ok \(counter.saves)"
 }
@@ -156,6 +161,29 @@ func checkQueries(_ store: Store, values: [UInt64]) throws -> String? {
     }
     let newest = try store.objects(of: CrashC.self, orderBy: [.descending(\.value)], limit: 3).map(\.value)
     if newest != Array(values.sorted(by: >).prefix(3)) { return "violation: ordered index query found \(newest)" }
+    return nil
+}
+
+/// The sequence number must count exactly the commits whose effects are in the store: the
+/// counter's own save, one per unit of work, one per named buffer (each written once, never
+/// removed). And the newest change that saved objects must be the counter's last save: the
+/// A objects it inserted are exactly those of that save's number, so no change record without
+/// its save and no save without its change record.
+func checkChangeLog(_ store: Store, counter: CrashCounter) throws -> String? {
+    let sequence = store.changeSequence
+    let expected = counter.saves + 1 + UInt64(try store.dataBufferNames().count)
+    guard sequence == expected else {
+        return "violation: sequence \(sequence), but \(counter.saves) saves and the buffers make \(expected) commits"
+    }
+    let recent = try store.changes(since: sequence - min(sequence, 4))
+    guard let last = recent.last(where: { !$0.classNames.isEmpty }) else {
+        return "violation: no change in the log saved objects (\(recent))"
+    }
+    let newest = try store.allObjects(of: CrashA.self).filter { $0.value / 1_000 == counter.saves }.map(\.rowID)
+    let counterRows = last.inserted(of: CrashCounter.self) + last.updated(of: CrashCounter.self)
+    guard last.inserted(of: CrashA.self) == newest, counterRows == [1] else {
+        return "violation: change \(last.sequence) inserted A \(last.inserted(of: CrashA.self)), save \(counter.saves) made \(newest)"
+    }
     return nil
 }
 

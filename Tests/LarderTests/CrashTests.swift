@@ -1,7 +1,8 @@
 // Kills a child process at random moments while it saves, hundreds of times, and checks after
-// each kill that the store shows every acknowledged save and no partial one, and that its
+// each kill that the store shows every acknowledged save and no partial one, that its
 // full-text index agrees with its objects (the worker's check: verify, and searches compared
-// with a filter over the objects). Each worker must die of the test's SIGKILL, not of a trap of
+// with a filter over the objects), and that its sequence number counts exactly the saves whose
+// effects are there, the newest change record being the newest save's. Each worker must die of the test's SIGKILL, not of a trap of
 // its own, and enough kills must land inside a commit (its journal left behind) to test recovery.
 
 import Foundation
