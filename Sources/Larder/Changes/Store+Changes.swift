@@ -79,23 +79,9 @@ extension Store {
     /// by class storage name (classes with none left out).
     internal func pendingObjectChanges() -> [String: ChangedRowIDs] {
         var lists: [ObjectIdentifier: PendingRowIDs] = [:]
-        for (objects, change) in [(insertedObjects, PendingChange.inserted), (updatedObjects, .updated), (deletedObjects, .deleted)] {
-            // Runs of one class are the rule (a loop of inserts): one dictionary access per run.
-            var run: (key: ObjectIdentifier, entry: ClassEntry, rowIDs: [UInt64])?
-            func flush() {
-                guard let run else { return }
-                lists[run.key, default: PendingRowIDs(name: run.entry.name)].append(run.rowIDs, as: change)
-            }
-            for object in objects where object.pendingChange == change {
-                guard let entry = object.entry else { continue }
-                if run?.entry !== entry {
-                    flush()
-                    run = (ObjectIdentifier(entry), entry, [])
-                }
-                run?.rowIDs.append(object.rowID)
-            }
-            flush()
-        }
+        gatherRowIDs(of: insertedObjects, as: .inserted, into: &lists)
+        gatherRowIDs(of: updatedObjects, as: .updated, into: &lists)
+        gatherRowIDs(of: deletedObjects, as: .deleted, into: &lists)
         var classes: [String: ChangedRowIDs] = [:]
         for list in lists.values {
             let rows = list.rows
@@ -176,6 +162,31 @@ extension Store {
         } catch {
             throw StoreError.corruptChangeLog(sequence: number, reason: "\(error)")
         }
+    }
+
+    /// Appends to `lists` the rowIDs of the objects of `objects` whose pending change is still
+    /// `change`, by class. Runs of one class are the rule (a loop of inserts): one dictionary
+    /// access per run, not per object.
+    private func gatherRowIDs(of objects: [StoredObject], as change: PendingChange,
+                              into lists: inout [ObjectIdentifier: PendingRowIDs]) {
+        var current: UnsafeMutableRawPointer?
+        var rowIDs: [UInt64] = []
+        func flush() {
+            guard let current, !rowIDs.isEmpty else { return }
+            let entry = Unmanaged<ClassEntry>.fromOpaque(current).takeUnretainedValue()
+            lists[ObjectIdentifier(entry), default: PendingRowIDs(name: entry.name)].append(rowIDs, as: change)
+            rowIDs.removeAll(keepingCapacity: true)
+        }
+        for object in objects where object.pendingChange == change {
+            // Compared by address: no retain and release of the entry per object.
+            guard let address = object.entryAddress else { continue }
+            if address != current {
+                flush()
+                current = address
+            }
+            rowIDs.append(object.rowID)
+        }
+        flush()
     }
 
     /// The keys of the change records of `sequences` to remove: computed for a short range,

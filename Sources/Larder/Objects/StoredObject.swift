@@ -58,6 +58,11 @@ open class StoredObject {
     /// The class's entry, unretained (it outlives its live objects): `deinit` reaches it
     /// without retaining it.
     @exclusivity(unchecked) private var unretainedEntry: Unmanaged<ClassEntry>?
+    /// The address of the class's entry, neither retained nor released: what a loop over many
+    /// objects compares to find runs of one class (the change feed's rowIDs of a save).
+    internal var entryAddress: UnsafeMutableRawPointer? {
+        @inline(__always) get { unretainedEntry?.toOpaque() }
+    }
     @exclusivity(unchecked) internal var pendingChange = PendingChange.none
     @exclusivity(unchecked) @usableFromInline internal var isLoadingContent = false
     /// True while ``Store/delete(_:)`` runs the object's delete rules.

@@ -27,9 +27,19 @@ internal struct RowIDRanges: Hashable, Sendable {
             isAscending = false
             break
         }
-        for rowID in isAscending ? rowIDs : rowIDs.sorted() {
-            appendMerging(rowID ... rowID)
+        let sorted = isAscending ? rowIDs : rowIDs.sorted()
+        guard var start = sorted.first else { return }
+        var end = start
+        for rowID in sorted.dropFirst() where rowID > end {
+            if rowID == end + 1 {
+                end = rowID
+            } else {
+                ranges.append(start ... end)
+                start = rowID
+                end = rowID
+            }
         }
+        ranges.append(start ... end)
     }
 
     var isEmpty: Bool { ranges.isEmpty }
