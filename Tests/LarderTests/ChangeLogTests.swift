@@ -257,6 +257,26 @@ import Testing
         }
     }
 
+    @Test func aSequenceRecordThatClaimsMoreThanTheLogHoldsIsReportedNotTrusted() throws {
+        let directory = TemporaryDirectory("log-claims")
+        do {
+            let store = try open(directory)
+            try save(3, into: store)
+            try store.close()
+        }
+        // Checksummed as a plaintext store's, claiming a trillion saves all kept.
+        let claim = ChangeSequenceRecord(sequence: 1 << 40, oldestKept: 1)
+        try RawMetadata(directory: directory).put(RawMetadata.checksummed(claim.encoded(), key: ChangeSequenceRecord.key),
+                                                  forKey: ChangeSequenceRecord.key)
+        let store = try open(directory)
+        #expect(throws: StoreError.corruptChangeLog(sequence: 4, reason: "the record is missing")) { try store.changes(since: 0) }
+        #expect(try store.verify().problems == [.corruptChangeLog(sequence: 4, reason: "\((1 << 40) - 3) of the records kept are missing")])
+        // The next save removes what the log no longer keeps by finding it, not by counting.
+        try save(1, into: store)
+        #expect(try storedChangeRecords(store) == [(1 << 40) + 1])
+        #expect(try store.changes(since: 1 << 40).count == 1)
+    }
+
     @Test func rekeyCompactionAndEncryptionKeepTheLog() throws {
         let directory = TemporaryDirectory("log-rekey")
         let store = try open(directory)

@@ -63,12 +63,18 @@ extension Store {
         guard sequence + 1 >= changeLog.oldestKept else {
             throw StoreError.changesNoLongerAvailable(since: sequence, oldestAvailable: changeLog.oldestKept - 1)
         }
-        let sequences = Array(sequence + 1 ... current)
         let known = knownClasses()
         var changes: [StoreChange] = []
-        changes.reserveCapacity(sequences.count)
-        try backend.readValues(forKeys: sequences.map(ChangeRecord.key(for:)), in: Self.metadataTable) { position, value in
-            changes.append(try change(number: sequences[position], stored: value, classes: known))
+        // A few hundred records a read: a `sequence` record that claims more saves than are
+        // kept stops at the first missing one, never allocates for them all.
+        var first = sequence + 1
+        while first <= current {
+            let last = current - first < 255 ? current : first + 255
+            let numbers = Array(first ... last)
+            try backend.readValues(forKeys: numbers.map(ChangeRecord.key(for:)), in: Self.metadataTable) { position, value in
+                changes.append(try change(number: numbers[position], stored: value, classes: known))
+            }
+            first = last + 1
         }
         return changes
     }

@@ -47,7 +47,8 @@ internal struct RowIDRanges: Hashable, Sendable {
     /// Every rowID of the set, ascending.
     var rowIDs: [UInt64] {
         var all: [UInt64] = []
-        all.reserveCapacity(count)
+        // Not more up front than a million: `count` saturates for ranges no store hands out.
+        all.reserveCapacity(min(count, 1 << 20))
         for range in ranges { all.append(contentsOf: range) }
         return all
     }
