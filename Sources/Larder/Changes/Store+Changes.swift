@@ -123,6 +123,7 @@ extension Store {
         guard let committed else { return }
         changeLog = committed.record
         changeFeed.publish(committed.change)
+        notifyObservations(of: committed.change)
     }
 
     /// What a batch's commit changes for the feed.

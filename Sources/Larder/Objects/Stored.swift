@@ -47,7 +47,7 @@ public struct Stored<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Stored<Value>>
     ) -> Value {
         @inline(__always) get {
-            if !owner.hasContent { owner.fetchContentForRead() }
+            if !owner.hasContent || ReadTracking.isActive { owner.prepareForRead() }
             return owner[keyPath: storageKeyPath].storedValue
         }
         @inline(__always) set {

@@ -249,6 +249,14 @@ open class StoredObject {
         }
     }
 
+    /// Faults the object in for a read through a `Stored` property, and tells the store its
+    /// class was read while an observation's fetch runs.
+    @usableFromInline
+    internal func prepareForRead() {
+        if ReadTracking.isActive, let store = attachedStore, let entry { store.readDependencies?.noteClass(entry.name) }
+        fetchContentForRead()
+    }
+
     /// Faults the object in and marks it updated, for a write through a `Stored` property.
     @usableFromInline
     internal func prepareForWrite() {

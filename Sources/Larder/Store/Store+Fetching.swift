@@ -164,6 +164,7 @@ extension Store {
         guard let entry = object.entry else {
             throw StoreError.objectNotInStore(class: type(of: object).storageName)
         }
+        readDependencies?.noteClass(entry.name)
         try withRecord(of: object.rowID, entry: entry) { envelope, key, envelopeCipher in
             guard let envelope else { throw StoreError.missingRecord(class: entry.name, rowID: object.rowID) }
             try withReadScratch {

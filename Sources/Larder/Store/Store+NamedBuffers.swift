@@ -18,6 +18,7 @@ extension Store {
     public func setDataBuffer(_ buffer: DataBuffer, forName name: String) throws {
         try checkOpen()
         guard !name.isEmpty else { throw StoreError.invalidBufferName(name) }
+        guard observationDepth == 0 else { throw StoreError.saveDuringObservation }
         var batch = WriteBatch()
         try batch.putSealed(buffer, forKey: Array(name.utf8), in: Self.namesTable, cipher: cipher, scope: 0)
         let count = try addNamedBufferCount(after: .set, existing: hasDataBuffer(forName: name), to: &batch)
@@ -42,6 +43,7 @@ extension Store {
     public func dataBuffer(forName name: String) throws -> DataBuffer? {
         try checkOpen()
         guard !name.isEmpty else { throw StoreError.invalidBufferName(name) }
+        readDependencies?.noteNamedBuffer(name)
         let buffer = try backend.withValue(forKey: Array(name.utf8), in: Self.namesTable) { record -> DataBuffer? in
             guard let record else { return nil }
             do {
@@ -64,6 +66,7 @@ extension Store {
     public func deleteDataBuffer(forName name: String) throws {
         try checkOpen()
         guard !name.isEmpty else { throw StoreError.invalidBufferName(name) }
+        guard observationDepth == 0 else { throw StoreError.saveDuringObservation }
         guard try hasDataBuffer(forName: name) else { return }
         var batch = WriteBatch()
         batch.removeValue(forKey: Array(name.utf8), in: Self.namesTable)
@@ -81,6 +84,7 @@ extension Store {
     /// ```
     public func dataBufferNames() throws -> [String] {
         try checkOpen()
+        readDependencies?.noteBufferNames()
         var names: [String] = []
         try backend.forEachRecord(in: Self.namesTable) { key, _ in
             guard let name = String(validating: key, as: UTF8.self) else {

@@ -113,6 +113,7 @@ extension Store {
     public func saveChanges() throws {
         try checkOpen()
         guard enumerationDepth == 0 else { throw StoreError.saveDuringEnumeration }
+        guard observationDepth == 0 else { throw StoreError.saveDuringObservation }
         let dirtyEntries = entriesByType.values.filter(\.needsRecordWrite)
         guard hasUnsavedChanges || !dirtyEntries.isEmpty else { return }
 

@@ -39,6 +39,12 @@ public final class Store {
     internal var changeLogLimit = Configuration().changeLogLimit
     /// The subscribers of ``changes``.
     internal let changeFeed = ChangeFeed()
+    /// The live ``observe(_:)`` streams.
+    internal var observations: [StoreObservation] = []
+    /// What the running observation fetch reads, noted as it reads (nil when none runs).
+    @exclusivity(unchecked) internal var readDependencies: ReadDependencies?
+    /// How many observation fetches are running (saving inside one throws).
+    @exclusivity(unchecked) internal var observationDepth = 0
 
     @exclusivity(unchecked) internal var insertedObjects: [StoredObject] = []
     @exclusivity(unchecked) internal var updatedObjects: [StoredObject] = []
@@ -113,6 +119,7 @@ public final class Store {
 
     deinit {
         changeFeed.finish()
+        finishObservations()
         if !isClosed {
             detachAllLiveObjects()
             try? backend.close()
@@ -202,6 +209,7 @@ public final class Store {
         detachAllLiveObjects()
         isClosed = true
         changeFeed.finish()
+        finishObservations()
         try backend.close()
     }
 
@@ -229,18 +237,25 @@ public final class Store {
         try checkOpen()
         let key = ObjectIdentifier(type)
         // Runs of calls for one class are the rule (a loop of inserts, a fetch): skip the hash.
-        if let last = lastEntry, last.type == key { return last.entry }
+        if let last = lastEntry, last.type == key {
+            readDependencies?.noteClass(last.entry.name)
+            return last.entry
+        }
         guard let entry = entriesByType[key] else {
             throw StoreError.classNotRegistered(type.storageName)
         }
         lastEntry = (key, entry)
+        readDependencies?.noteClass(entry.name)
         return entry
     }
 
     /// The entry of a registered class by classID, as written by `writeAnyReference`.
     internal func entry(forClassID classID: UInt64) throws -> ClassEntry {
         try checkOpen()
-        if let entry = entriesByID[classID] { return entry }
+        if let entry = entriesByID[classID] {
+            readDependencies?.noteClass(entry.name)
+            return entry
+        }
         if let name = records.first(where: { $0.value.classID == classID })?.key {
             throw StoreError.classNotRegistered(name)
         }

@@ -54,6 +54,11 @@ public enum StoreError: Error, Equatable, Sendable {
 
     /// `saveChanges()` was called from inside `forEachObject`.
     case saveDuringEnumeration
+    /// A save or a named-buffer write was made inside an observation's fetch
+    /// (``Store/observe(_:)``), which must only read.
+    case saveDuringObservation
+    /// ``Store/refresh(_:)`` was given an object with changes not saved.
+    case objectHasUnsavedChanges(class: String, rowID: UInt64)
     /// `close()` was called with unsaved changes: save or discard them first.
     case unsavedChanges
     /// The store is closed.
@@ -122,6 +127,8 @@ extension StoreError: CustomStringConvertible {
         case let .corruptTextIndex(name, reason): return "the full-text index of \(name) is damaged: \(reason)"
         case let .invalidBufferName(name): return "invalid buffer name '\(name)'"
         case .saveDuringEnumeration: return "saveChanges() cannot run inside forEachObject"
+        case .saveDuringObservation: return "an observation's fetch cannot save or write a named buffer"
+        case let .objectHasUnsavedChanges(name, rowID): return "\(name) \(rowID) has changes not saved: save or discard them first"
         case .unsavedChanges: return "the store has unsaved changes: save or discard them before closing"
         case .closed: return "the store is closed"
         case .readOnly: return "the store is open read-only"
