@@ -1,28 +1,31 @@
-// ChangeFeed: a store's live subscribers (Store.changes). A save publishes its change to each
-// after its commit, in commit order, from the saving thread; a subscriber whose reader stops
-// (the task is cancelled, or the stream and its iterators are released) is removed, and
-// closing the store finishes every stream. The Store is not Sendable; the feed and its
-// subscribers are, so the streams can be read from any task.
+// ChangeFeed: the live subscribers of a store's changes (Store.changes) or of a document
+// collection's (DocumentCollection.changes). A commit publishes its change to each after it is
+// applied, in commit order, from the committing thread; a subscriber whose reader stops (the
+// task is cancelled, or the stream and its iterators are released) is removed, and closing
+// finishes every stream. The Store is not Sendable; the feed and its subscribers are, so the
+// streams can be read from any task.
 
 import Synchronization
 
-/// The subscribers to one store's changes.
-internal final class ChangeFeed: Sendable {
+/// The subscribers to one store's (or collection's) changes.
+package final class ChangeFeed<Change: FeedElement>: Sendable {
     private struct State {
-        var subscribers: [Int: ChangeSubscriber] = [:]
+        var subscribers: [Int: ChangeSubscriber<Change>] = [:]
         var nextID = 0
         var isFinished = false
     }
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Removes a subscriber when the stream that reads it is released (its unfolding closure,
     /// which alone holds this, goes away with it).
     private final class Registration: Sendable {
-        let feed: ChangeFeed
+        let feed: ChangeFeed<Change>
         let id: Int
 
-        init(feed: ChangeFeed, id: Int) {
+        init(feed: ChangeFeed<Change>, id: Int) {
             self.feed = feed
             self.id = id
         }
@@ -31,12 +34,12 @@ internal final class ChangeFeed: Sendable {
     }
 
     /// Whether any stream is subscribed.
-    var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
+    package var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
 
     /// A new stream of the changes published from now on, keeping up to `bufferSize` changes
     /// for a reader that falls behind; a finished stream once the feed is finished.
-    func subscribe(bufferSize: Int) -> AsyncStream<StoreChange> {
-        let subscriber = ChangeSubscriber(bufferSize: bufferSize)
+    package func subscribe(bufferSize: Int) -> AsyncStream<Change> {
+        let subscriber = ChangeSubscriber<Change>(bufferSize: bufferSize)
         let id = state.withLock { state -> Int? in
             guard !state.isFinished else { return nil }
             state.nextID += 1
@@ -59,7 +62,7 @@ internal final class ChangeFeed: Sendable {
     }
 
     /// Hands `change` to every subscriber.
-    func publish(_ change: StoreChange) {
+    package func publish(_ change: Change) {
         state.withLock { state in
             for subscriber in state.subscribers.values { subscriber.deliver(change) }
         }
@@ -67,8 +70,8 @@ internal final class ChangeFeed: Sendable {
 
     /// Finishes every stream (each reader gets what is queued, then nil) and every stream
     /// subscribed from now on.
-    func finish() {
-        let subscribers = state.withLock { state -> [ChangeSubscriber] in
+    package func finish() {
+        let subscribers = state.withLock { state -> [ChangeSubscriber<Change>] in
             state.isFinished = true
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)

@@ -19,7 +19,7 @@
 ///     print(change.sequence, change.inserted(of: Song.self), change.namedBuffers)
 /// }
 /// ```
-public struct StoreChange: Sendable, Hashable, CustomStringConvertible {
+public struct StoreChange: Sendable, Hashable, CustomStringConvertible, FeedElement {
     /// Whether a change is a committed save or a gap marker.
     public enum Kind: Sendable, Hashable {
         /// A committed save, or a named-buffer write or removal.
@@ -49,7 +49,7 @@ public struct StoreChange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A gap marker for the sequence numbers `missed`.
-    internal init(missed: ClosedRange<UInt64>) {
+    package init(missed: ClosedRange<UInt64>) {
         kind = .gap(missed: missed)
         sequence = missed.upperBound
         classes = [:]

@@ -38,7 +38,7 @@ public final class Store {
     /// How many saves the change log keeps (0: none), from the configuration.
     internal var changeLogLimit = Configuration().changeLogLimit
     /// The subscribers of ``changes``.
-    internal let changeFeed = ChangeFeed()
+    internal let changeFeed = ChangeFeed<StoreChange>()
     /// The live ``observe(_:)`` streams.
     internal var observations: [StoreObservation] = []
     /// What the running observation fetch reads, noted as it reads (nil when none runs).
