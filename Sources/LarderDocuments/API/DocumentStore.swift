@@ -37,6 +37,8 @@ public final class DocumentStore: @unchecked Sendable {
     /// PBKDF2 iterations for a new key, from the configuration.
     var keyDerivationIterations = Store.Configuration().keyDerivationIterations
     private var queues: [String: DispatchQueue] = [:]
+    /// Each collection's change feed, by name (a dropped collection's ends with it).
+    private var feeds: [String: CollectionFeed] = [:]
     private var isClosed = false
 
     /// The table that holds collection definitions and user metadata.
@@ -159,6 +161,7 @@ public final class DocumentStore: @unchecked Sendable {
             try state.drop()
             states[name] = nil
             state.isRetired = true
+            feeds.removeValue(forKey: name)?.feed.finish()
             return true
         }
     }
@@ -174,6 +177,8 @@ public final class DocumentStore: @unchecked Sendable {
         guard !isClosed else { return }
         isClosed = true
         states.removeAll()
+        for feed in feeds.values { feed.feed.finish() }
+        feeds.removeAll()
         try backend.close()
     }
 
@@ -225,9 +230,17 @@ public final class DocumentStore: @unchecked Sendable {
             try backend.apply(batch)
         }
         let state = CollectionEngine(name: name, backend: backend, definition: definition ?? CollectionDefinition(),
-                                    cacheSize: Self.defaultCacheSize, cipher: cipher)
+                                    cacheSize: Self.defaultCacheSize, cipher: cipher, feed: feed(of: name))
         states[name] = state
         return state
+    }
+
+    /// The change feed of collection `name` (under `lock`), made on first use.
+    func feed(of name: String) -> CollectionFeed {
+        if let feed = feeds[name] { return feed }
+        let feed = CollectionFeed()
+        feeds[name] = feed
+        return feed
     }
 
     private static func metadataKey(_ key: String) throws -> [UInt8] {

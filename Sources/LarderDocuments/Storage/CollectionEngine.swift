@@ -26,9 +26,13 @@ final class CollectionEngine: DocumentSource {
     /// Set when the store replaced this state (a rekey): an operation that took it before
     /// takes the new one.
     var isRetired = false
+    /// The collection's change feed (the store keeps it by name, across engines).
+    let feed: CollectionFeed
 
-    init(name: String, backend: SharedBackend, definition: CollectionDefinition, cacheSize: Int, cipher: DocumentCipher?) {
+    init(name: String, backend: SharedBackend, definition: CollectionDefinition, cacheSize: Int, cipher: DocumentCipher?,
+         feed: CollectionFeed) {
         self.name = name
+        self.feed = feed
         self.backend = backend
         self.definition = definition
         self.cipher = cipher

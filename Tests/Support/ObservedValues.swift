@@ -1,0 +1,58 @@
+// ObservedValues: what a reader task got from a stream (an observation, a change feed), for
+// tests that must not hang when a value they expect never comes: the task reads the stream and
+// keeps its values and how it ended; the test waits for a count (or the end) with a deadline.
+
+import Synchronization
+
+/// The values a task read from a stream, and how it ended.
+public final class ObservedValues<Value: Sendable>: Sendable {
+    private struct State {
+        var values: [Value] = []
+        var error: (any Error)?
+        var isFinished = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts a task that reads `stream` to its end.
+    public init(_ stream: AsyncThrowingStream<Value, any Error>) {
+        Task { [self] in
+            do {
+                for try await value in stream { state.withLock { $0.values.append(value) } }
+            } catch {
+                state.withLock { $0.error = error }
+            }
+            state.withLock { $0.isFinished = true }
+        }
+    }
+
+    /// Starts a task that reads `stream` (which cannot fail) to its end.
+    public init(_ stream: AsyncStream<Value>) {
+        Task { [self] in
+            for await value in stream { state.withLock { $0.values.append(value) } }
+            state.withLock { $0.isFinished = true }
+        }
+    }
+
+    public var values: [Value] { state.withLock { $0.values } }
+    public var error: (any Error)? { state.withLock { $0.error } }
+    public var isFinished: Bool { state.withLock { $0.isFinished } }
+
+    /// Waits until `count` values came (true), or five seconds passed (false).
+    public func waitFor(count: Int) async -> Bool {
+        await wait { $0.values.count >= count }
+    }
+
+    /// Waits until the stream ended (true), or five seconds passed (false).
+    public func waitForEnd() async -> Bool {
+        await wait { $0.isFinished }
+    }
+
+    private func wait(until condition: (State) -> Bool) async -> Bool {
+        for _ in 0 ..< 5_000 {
+            if state.withLock({ condition($0) }) { return true }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return false
+    }
+}
