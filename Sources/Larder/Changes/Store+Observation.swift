@@ -27,7 +27,7 @@ extension Store {
         observe(fetch, isRepeat: { _, _ in false })
     }
 
-    /// A stream of `fetch`'s value, like ``observe(_:)``, that skips a value equal to the last
+    /// A stream of `fetch`'s value, like ``observe(_:)-1vyu7``, that skips a value equal to the last
     /// one sent: a save that changed a class the fetch read but not its answer sends nothing.
     ///
     /// ```swift

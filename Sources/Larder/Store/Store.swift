@@ -39,7 +39,7 @@ public final class Store {
     internal var changeLogLimit = Configuration().changeLogLimit
     /// The subscribers of ``changes``.
     internal let changeFeed = ChangeFeed<StoreChange>()
-    /// The live ``observe(_:)`` streams.
+    /// The live `observe` streams.
     internal var observations: [StoreObservation] = []
     /// What the running observation fetch reads, noted as it reads (nil when none runs).
     @exclusivity(unchecked) internal var readDependencies: ReadDependencies?

@@ -55,7 +55,7 @@ public enum StoreError: Error, Equatable, Sendable {
     /// `saveChanges()` was called from inside `forEachObject`.
     case saveDuringEnumeration
     /// A save or a named-buffer write was made inside an observation's fetch
-    /// (``Store/observe(_:)``), which must only read.
+    /// (``Store/observe(_:)-1vyu7``), which must only read.
     case saveDuringObservation
     /// ``Store/refresh(_:)`` was given an object with changes not saved.
     case objectHasUnsavedChanges(class: String, rowID: UInt64)
