@@ -29,7 +29,7 @@ extension DocumentCollection {
         return feed.feed.subscribe(bufferSize: bufferSize)
     }
 
-    /// The documents a query finds (as ``find(where:arguments:orderBy:limit:offset:)``): at once,
+    /// The documents a query finds (as `find(where:arguments:orderBy:limit:offset:)`): at once,
     /// then again after each write to the collection that changes them (a write that leaves the
     /// answer as it was sends nothing). The query runs in a task of its own after each write, so
     /// a reader gets the newest answer; the stream ends with the error when the query throws,
