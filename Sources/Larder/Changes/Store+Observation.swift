@@ -15,7 +15,8 @@ extension Store {
     /// `fetch` runs on the store's thread, right after each commit (before `saveChanges()`
     /// returns); it must only read: saving inside it throws
     /// ``StoreError/saveDuringObservation``. Its value must be `Sendable`: names, numbers,
-    /// values copied out of objects, never the objects themselves.
+    /// values copied out of objects, never the objects themselves. Read through the store the
+    /// fetch is given: a fetch that captures its store keeps it alive until it is closed.
     ///
     /// ```swift
     /// let titles = store.observe { store in
