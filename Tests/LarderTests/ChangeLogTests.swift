@@ -332,7 +332,7 @@ import Testing
                 return try buffer.readVarInt()
             }
         }
-        #expect(stored == 7)
+        #expect(stored == Store.formatVersion)
         try save(1, into: store)
         #expect(try store.changes(since: 0) == [.expected(1, ["Song": ([4], [], [])])])
         #expect(try store.verify().isHealthy)

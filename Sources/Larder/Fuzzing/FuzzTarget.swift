@@ -30,8 +30,8 @@ package struct FuzzTarget: Sendable {
 
     /// The targets of the Larder module's decoders.
     package static let larderTargets: [FuzzTarget] = [dataBuffer, recordPage, sealedPage, recordEnvelope, commitJournal,
-                                                      classRecord, objectIndexRecord, encryptionRecord, changeRecord, textIndex, searchQuery,
-                                                      indexRun]
+                                                      classRecord, objectIndexRecord, encryptionRecord, changeRecord, historyRecord, textIndex,
+                                                      searchQuery, indexRun]
 }
 
 /// A decoder that answered wrongly: what it broke.

@@ -143,6 +143,19 @@ open class StoredObject {
     /// ```
     open class var indexes: [ObjectIndex] { [] }
 
+    /// Whether the store keeps every version of the class's objects: each save of an object
+    /// (insert or update) and its deletion is appended to the class's history in the save's
+    /// own commit, for ``Store/history(of:)``, ``Store/object(of:rowID:asOf:)`` and
+    /// ``Store/pruneHistory(of:before:)``. False by default: a class without history pays
+    /// nothing for it.
+    ///
+    /// ```swift
+    /// final class Note: StoredObject {
+    ///     override class var keepsHistory: Bool { true }
+    /// }
+    /// ```
+    open class var keepsHistory: Bool { false }
+
     /// Reads the object's fields from `buffer`, in the order ``writeContent(to:)`` wrote them.
     ///
     /// ```swift

@@ -7,6 +7,8 @@ internal final class ClassEntry {
     let name: String
     let classID: UInt64
     let version: UInt8
+    /// The class keeps history (``StoredObject/keepsHistory``): its saves append versions.
+    let keepsHistory: Bool
 
     /// The next rowID to hand out in this session.
     @exclusivity(unchecked) var nextRowID: UInt64
@@ -35,6 +37,9 @@ internal final class ClassEntry {
     @exclusivity(unchecked) var savedRecordCount: Int?
     /// The records the save in progress writes (empty between saves).
     @exclusivity(unchecked) var pendingRecords = PendingRecords()
+    /// The versions the save in progress appends to the class's history (empty between saves,
+    /// and always for a class that keeps none).
+    @exclusivity(unchecked) var pendingHistory = PendingHistory()
     /// Objects of this class inserted and not saved yet.
     @exclusivity(unchecked) var pendingInsertCount = 0
     /// Saved objects of this class deleted and not saved yet.
@@ -45,6 +50,7 @@ internal final class ClassEntry {
         self.name = name
         self.classID = record.classID
         self.version = type.version
+        self.keepsHistory = type.keepsHistory
         self.nextRowID = record.nextRowID
         self.savedNextRowID = record.nextRowID
         self.deletedRowIDs = record.deletedRowIDs

@@ -2,8 +2,8 @@
 // encrypted store, and turning encryption on for a plaintext one, is Store+Metadata's.
 
 extension Store {
-    /// Rewrites every object record and named buffer of the store with `newKey` (or as
-    /// plaintext, for nil), in one atomic save. The store must have no unsaved changes.
+    /// Rewrites every object record, index, history version and named buffer of the store with
+    /// `newKey` (or as plaintext, for nil), in one atomic save. The store must have no unsaved changes.
     ///
     /// After a rekey to a key, the store accepts only encrypted records: a plaintext record
     /// slipped into a file reads as damaged. With `compact` (the default) the store is then
@@ -35,6 +35,7 @@ extension Store {
             try resealTextIndex(ofClass: name, into: &batch, with: newCipher)
             try resealObjectIndexes(ofClass: name, into: &batch, with: newCipher)
         }
+        try addHistoryResealed(readingWith: cipher, with: newCipher, to: &batch)
         try addMetadataResealed(with: newCipher, to: &batch)
         try reseal(table: Self.namesTable, scope: 0, into: &batch, with: newCipher) {
             StoreError.corruptNamedBuffer(name: String(decoding: $0, as: UTF8.self))

@@ -149,6 +149,10 @@ extension Store {
             cipher = newCipher
         }
         var batch = WriteBatch()
+        if newKey != nil {
+            // Versions of history, checksummed until now, are sealed with the new key.
+            try addHistoryResealed(readingWith: storedCipher, with: cipher, to: &batch)
+        }
         if needsPages {
             try addUpgradeToPages(to: &batch)
         } else if format < Self.firstFormatWithCheckedPages || newKey != nil {

@@ -124,6 +124,7 @@ extension Store {
         var committed: CommittedChange?
         defer {
             for entry in entriesByType.values where !entry.pendingRecords.isEmpty { entry.pendingRecords = PendingRecords() }
+            if historyClassCount > 0 { clearPendingHistory() }
         }
         do {
             var buffer = DataBuffer()
@@ -142,12 +143,16 @@ extension Store {
             for object in deletedObjects where object.pendingChange == .deleted {
                 guard let entry = object.entry else { continue }
                 entry.pendingRecords.delete(rowID: object.rowID)
+                if entry.keepsHistory { entry.pendingHistory.addDeletion(rowID: object.rowID) }
                 newlyDeleted[ObjectIdentifier(entry), default: []].append(object.rowID)
             }
             var batch = WriteBatch()
             gains = try addPendingRecords(to: &batch)
             let textUpdate = try addTextIndexChanges(to: &batch)
             var indexWrite = try addObjectIndexChanges(to: &batch)
+            // The versions of classes that keep history, under the number addChange gives the
+            // save (the `sequence` record holds a number below the largest, so this adds safely).
+            if historyClassCount > 0 { try addHistory(sequence: changeLog.sequence + 1, to: &batch) }
             // The registry goes last, after the class files it describes.
             registry = changedRegistryRecords(newlyDeleted: newlyDeleted)
             try add(registry, to: &batch)
@@ -244,6 +249,7 @@ extension Store {
         } catch {
             throw StoreError.encryptionFailure(reason: "\(error)")
         }
+        if entry.keepsHistory { entry.pendingHistory.addSaved(rowID: object.rowID, version: entry.version, content: buffer.bytes) }
     }
 
     /// Applies a batch that may touch class files: cached pages are forgotten first, and the

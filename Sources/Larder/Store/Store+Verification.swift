@@ -1,10 +1,11 @@
-// Verification: read every record of every class, every named buffer and every change record,
-// check checksums, decoding and references, and report what is wrong without changing anything.
+// Verification: read every record of every class, every named buffer, every change record and
+// every history version, check checksums, decoding and references, and report what is wrong
+// without changing anything.
 
 extension Store {
-    /// Reads every record of every class, every named buffer and every change record; checks
-    /// checksums, that records of registered classes and of the change log decode, and that
-    /// references point at existing rows.
+    /// Reads every record of every class, every named buffer, every change record and every
+    /// version of the classes' histories; checks checksums, that records of registered classes,
+    /// of the change log and of the histories decode, and that references point at existing rows.
     /// Changes nothing, and reports problems instead of throwing them.
     ///
     /// ```swift
@@ -130,6 +131,7 @@ extension Store {
             report.problems.append(.missingRecords(table: Self.namesTable, expected: expected, found: report.namedBufferCount))
         }
         try verifyChangeLog(into: &report)
+        try verifyHistory(into: &report)
         return report
     }
 

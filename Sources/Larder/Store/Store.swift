@@ -45,6 +45,8 @@ public final class Store {
     @exclusivity(unchecked) internal var readDependencies: ReadDependencies?
     /// How many observation fetches are running (saving inside one throws).
     @exclusivity(unchecked) internal var observationDepth = 0
+    /// How many registered classes keep history: a save looks for versions only when some do.
+    @exclusivity(unchecked) internal var historyClassCount = 0
 
     @exclusivity(unchecked) internal var insertedObjects: [StoredObject] = []
     @exclusivity(unchecked) internal var updatedObjects: [StoredObject] = []
@@ -84,8 +86,10 @@ public final class Store {
     /// checksummed whole (PageCheck); 6: object indexes (`index/<Class>` records, `_index` tables),
     /// which a Larder that does not keep them must not write to; 7: sequence numbers and the
     /// change log (`sequence`, `change/<n>` records), which a Larder that does not advance them
-    /// must not write to either (``changes(since:)`` would miss its saves).
-    internal static let formatVersion: UInt64 = 7
+    /// must not write to either (``changes(since:)`` would miss its saves); 8: histories
+    /// (`_history.<Class>` tables), which a Larder that does not append to them must not write to
+    /// (its saves of a class that keeps history would leave no version).
+    internal static let formatVersion: UInt64 = 8
     internal static let formatKey = Array("format".utf8)
 
     /// Opens a store on `backend`, reading its class registry.
@@ -171,6 +175,10 @@ public final class Store {
             entriesByName[name] = nil
             entriesByID[record.classID] = nil
             throw error
+        }
+        if entry.keepsHistory {
+            backend.declareOrderedTable(HistoryRecord.table(forClass: name))
+            historyClassCount += 1
         }
     }
 

@@ -99,6 +99,13 @@ public enum StoreError: Error, Equatable, Sendable {
     case futureSequence(since: UInt64, current: UInt64)
     /// A record of the change log is missing, damaged or does not fit the store.
     case corruptChangeLog(sequence: UInt64, reason: String)
+
+    /// The class does not keep history (``StoredObject/keepsHistory``): it has no versions to
+    /// read or prune.
+    case historyNotKept(class: String)
+    /// A version in a class's history is damaged, or names a save the store has not made or a
+    /// rowID the class never handed out.
+    case corruptHistory(class: String, rowID: UInt64, sequence: UInt64, reason: String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -142,6 +149,9 @@ extension StoreError: CustomStringConvertible {
             return "the changes after save \(since) are no longer kept (the oldest number answered is \(oldest)): read everything again"
         case let .futureSequence(since, current): return "save \(since) is ahead of the store, whose last save is \(current)"
         case let .corruptChangeLog(sequence, reason): return "the change record of save \(sequence) is damaged: \(reason)"
+        case let .historyNotKept(name): return "class \(name) does not keep history"
+        case let .corruptHistory(name, rowID, sequence, reason):
+            return "the version of \(name) \(rowID) saved by save \(sequence) is damaged: \(reason)"
         }
     }
 }

@@ -51,6 +51,9 @@ public struct VerificationReport: Sendable, Equatable {
         /// names does not exist, a rowID was never handed out), or lies outside the saves the
         /// `sequence` record says are kept.
         case corruptChangeLog(sequence: UInt64, reason: String)
+        /// A version in a class's history is damaged, does not decode, or names a save the
+        /// store has not made or a rowID the class never handed out.
+        case corruptHistory(class: String, rowID: UInt64, sequence: UInt64, reason: String)
 
         /// A sentence naming the problem, its class and rowID (or name).
         public var description: String {
@@ -66,6 +69,7 @@ public struct VerificationReport: Sendable, Equatable {
             case let .objectIndexMismatch(name, index, reason): return "\(name) index \(index): \(reason)"
             case let .missingRecords(table, expected, found): return "\(table): \(expected) records expected, \(found) found"
             case let .corruptChangeLog(sequence, reason): return "change record of save \(sequence): \(reason)"
+            case let .corruptHistory(name, rowID, sequence, reason): return "\(name) \(rowID) version of save \(sequence): \(reason)"
             }
         }
     }
@@ -76,6 +80,8 @@ public struct VerificationReport: Sendable, Equatable {
     public var namedBufferCount = 0
     /// Change log records checked (the saves ``Store/changes(since:)`` can still give).
     public var changeRecordCount = 0
+    /// Versions checked in the histories of classes that keep history.
+    public var historyRecordCount = 0
     /// References to rows that were deleted: they read as nil (by design), and show where a
     /// delete rule did not clear a relationship. Not a problem of the store.
     public var referencesToDeletedRows = 0

@@ -1,0 +1,222 @@
+// History: the versions of the objects of classes that keep history (StoredObject.keepsHistory).
+// Each save appends, in its own batch, one HistoryRecord per object it writes or deletes of such
+// a class, under the save's sequence number, to the class's ordered table `_history.<Class>`;
+// this file reads them back (history(of:), object(of:rowID:asOf:)) and prunes them. The history
+// exists exactly when the save does: no version without its save, no save without its version.
+
+import Foundation
+
+extension Store {
+    /// Every version of `object`, oldest first: one per save that inserted or updated it (the
+    /// object as that save wrote it, decoded with the class's `readContent` and the version of
+    /// the class that wrote it), and its deletion last if it was deleted. Empty for an object
+    /// never saved. Throws ``StoreError/historyNotKept(class:)`` when the class does not keep
+    /// history, ``StoreError/corruptHistory(class:rowID:sequence:reason:)`` for a damaged version.
+    ///
+    /// ```swift
+    /// for version in try store.history(of: note) {
+    ///     print(version.sequence, version.savedAt, version.object?.text ?? "deleted")
+    /// }
+    /// ```
+    public func history<T: StoredObject>(of object: T) throws -> [ObjectVersion<T>] {
+        try checkOpen()
+        if let owner = object.attachedStore, owner !== self {
+            throw StoreError.objectInAnotherStore(class: type(of: object).storageName, rowID: object.rowID)
+        }
+        return try history(of: type(of: object), rowID: object.rowID)
+    }
+
+    /// Every version of the object of class `type` with `rowID`, oldest first, as
+    /// ``history(of:)`` gives them: also for an object deleted, whose instance is gone.
+    ///
+    /// ```swift
+    /// let versions = try store.history(of: Note.self, rowID: 7)
+    /// let lastText = versions.last { !$0.isDeletion }?.object?.text
+    /// ```
+    public func history<T: StoredObject>(of type: T.Type, rowID: RowID) throws -> [ObjectVersion<T>] {
+        let entry = try historyEntry(for: type)
+        var versions: [ObjectVersion<T>] = []
+        try forEachVersion(of: rowID, entry: entry, reverse: false) { record in
+            versions.append(try version(from: record, entry: entry))
+            return true
+        }
+        return versions
+    }
+
+    /// The object of class `type` with `rowID` as it was at `date`: decoded from its latest
+    /// version saved at or before `date` (the one with the highest sequence number, should the
+    /// clock have gone back), detached from the store; nil when it had not been saved yet, had
+    /// been deleted, or its versions of that time were pruned.
+    ///
+    /// ```swift
+    /// let yesterday = try store.object(of: Note.self, rowID: 7, asOf: Date(timeIntervalSinceNow: -86_400))
+    /// ```
+    public func object<T: StoredObject>(of type: T.Type, rowID: RowID, asOf date: Date) throws -> T? {
+        let entry = try historyEntry(for: type)
+        let limit = date.timeIntervalSinceReferenceDate
+        var found: HistoryRecord?
+        try forEachVersion(of: rowID, entry: entry, reverse: true) { record in
+            guard record.savedAt <= limit else { return true }
+            found = record
+            return false
+        }
+        guard let found else { return nil }
+        return try version(from: found, entry: entry).object
+    }
+
+    /// Removes, in one atomic commit, the versions of `type`'s objects that no question about
+    /// `date` or later needs: every version saved before `date` but each object's latest one
+    /// before it (which ``object(of:rowID:asOf:)`` answers with until the next version), and
+    /// that one too when it is a deletion (the object's whole history is then gone). Versions
+    /// saved at or after `date` stay. Returns how many versions were removed. Pruning changes no
+    /// object: it takes no sequence number and sends no change.
+    ///
+    /// ```swift
+    /// try store.pruneHistory(of: Note.self, before: Date(timeIntervalSinceNow: -30 * 86_400))
+    /// ```
+    @discardableResult
+    public func pruneHistory(of type: StoredObject.Type, before date: Date) throws -> Int {
+        let entry = try historyEntry(for: type)
+        guard !backend.isReadOnly else { throw StoreError.readOnly }
+        let limit = date.timeIntervalSinceReferenceDate
+        let table = HistoryRecord.table(forClass: entry.name)
+        var batch = WriteBatch()
+        // The versions before `date` of the object being read: all but the last go.
+        var rowID: UInt64?
+        var before: [HistoryRecord] = []
+        func finishObject() {
+            guard let last = before.last else { return }
+            for record in before.dropLast() { batch.removeValue(forKey: HistoryRecord.key(rowID: record.rowID, sequence: record.sequence), in: table) }
+            if last.isDeletion { batch.removeValue(forKey: HistoryRecord.key(rowID: last.rowID, sequence: last.sequence), in: table) }
+            before.removeAll(keepingCapacity: true)
+        }
+        try backend.forEachRecord(in: table, from: nil, through: nil, reverse: false) { key, value in
+            let record = try openVersion(key: key, value: value, entry: entry)
+            if record.rowID != rowID {
+                finishObject()
+                rowID = record.rowID
+            }
+            if record.savedAt < limit { before.append(record) }
+            return true
+        }
+        finishObject()
+        if !batch.isEmpty { try applyToBackend(batch) }
+        return batch.operationCount
+    }
+
+    // MARK: Saving
+
+    /// Adds to `batch` the versions the save in progress appends to the histories of its
+    /// classes, under `sequence` (the number ``addChange(classes:namedBuffers:to:)`` gives the
+    /// save), all dated now.
+    internal func addHistory(sequence: UInt64, to batch: inout WriteBatch) throws {
+        let savedAt = Date().timeIntervalSinceReferenceDate
+        var key = [UInt8](repeating: 0, count: HistoryRecord.keySize)
+        for entry in entriesByType.values.sorted(by: { $0.classID < $1.classID }) where !entry.pendingHistory.isEmpty {
+            let table = HistoryRecord.table(forClass: entry.name)
+            try entry.pendingHistory.forEach { rowID, version, content in
+                key.withUnsafeMutableBytes {
+                    $0.storeBytes(of: rowID.bigEndian, as: UInt64.self)
+                    $0.storeBytes(of: sequence.bigEndian, toByteOffset: 8, as: UInt64.self)
+                }
+                do {
+                    try batch.put(forKey: key, in: table) { bytes, keyStart in
+                        try HistoryRecord.appendValue(savedAt: savedAt, version: version, content: content, table: table,
+                                                      cipher: cipher, to: &bytes, keyStart: keyStart)
+                    }
+                } catch let error as StoreError {
+                    throw error
+                } catch {
+                    throw StoreError.encryptionFailure(reason: "\(error)")
+                }
+            }
+        }
+    }
+
+    /// Forgets the versions of a save that ended (committed or not).
+    internal func clearPendingHistory() {
+        for entry in entriesByType.values where !entry.pendingHistory.isEmpty { entry.pendingHistory = PendingHistory() }
+    }
+
+    // MARK: Reading
+
+    /// The entry of `type`, which must keep history.
+    private func historyEntry(for type: StoredObject.Type) throws -> ClassEntry {
+        let entry = try entry(for: type)
+        guard entry.keepsHistory else { throw StoreError.historyNotKept(class: entry.name) }
+        return entry
+    }
+
+    /// Calls `body` with each version of `rowID`, in ascending sequence order (descending with
+    /// `reverse`), until it returns false.
+    private func forEachVersion(of rowID: UInt64, entry: ClassEntry, reverse: Bool,
+                                _ body: (HistoryRecord) throws -> Bool) throws {
+        try backend.forEachRecord(in: HistoryRecord.table(forClass: entry.name),
+                                  from: HistoryRecord.key(rowID: rowID, sequence: 0),
+                                  through: HistoryRecord.key(rowID: rowID, sequence: .max), reverse: reverse) { key, value in
+            try body(try openVersion(key: key, value: value, entry: entry))
+        }
+    }
+
+    /// Opens the version stored under `key`; a damaged one, or one that names a save the store
+    /// has not made or a rowID the class never handed out, throws
+    /// ``StoreError/corruptHistory(class:rowID:sequence:reason:)``.
+    internal func openVersion(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, className: String,
+                              nextRowID: UInt64, cipher: RecordCipher?) throws -> HistoryRecord {
+        let record: HistoryRecord
+        do {
+            record = try HistoryRecord(key: key, value: value, table: HistoryRecord.table(forClass: className), cipher: cipher)
+        } catch .sealedWithoutKey {
+            throw StoreError.encryptionKeyRequired
+        } catch {
+            let parts = HistoryRecord.parts(ofKey: key)
+            throw StoreError.corruptHistory(class: className, rowID: parts?.rowID ?? 0, sequence: parts?.sequence ?? 0,
+                                            reason: error.reason)
+        }
+        guard record.sequence >= 1, record.sequence <= changeLog.sequence else {
+            throw StoreError.corruptHistory(class: className, rowID: record.rowID, sequence: record.sequence,
+                                            reason: "the store's last save is \(changeLog.sequence)")
+        }
+        guard record.rowID >= 1, record.rowID < nextRowID else {
+            throw StoreError.corruptHistory(class: className, rowID: record.rowID, sequence: record.sequence,
+                                            reason: "the rowID was never handed out")
+        }
+        return record
+    }
+
+    private func openVersion(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, entry: ClassEntry) throws -> HistoryRecord {
+        try openVersion(key: key, value: value, className: entry.name, nextRowID: entry.savedNextRowID, cipher: cipher)
+    }
+
+    /// The version `record` of an object of `entry`'s class, its object decoded (detached).
+    private func version<T: StoredObject>(from record: HistoryRecord, entry: ClassEntry) throws -> ObjectVersion<T> {
+        let savedAt = Date(timeIntervalSinceReferenceDate: record.savedAt)
+        guard let object = try decodedObject(from: record, entry: entry) else {
+            return ObjectVersion(sequence: record.sequence, savedAt: savedAt, object: nil)
+        }
+        guard let typed = object as? T else {
+            throw StoreError.undecodableRecord(class: entry.name, rowID: record.rowID, reason: "not a \(T.self)")
+        }
+        return ObjectVersion(sequence: record.sequence, savedAt: savedAt, object: typed)
+    }
+
+    /// A new object of `entry`'s class decoded from `record` (nil for a deletion), outside the
+    /// identity map, with its rowID set.
+    internal func decodedObject(from record: HistoryRecord, entry: ClassEntry) throws -> StoredObject? {
+        guard let version = record.version else { return nil }
+        let object = entry.type.init()
+        object.rowID = record.rowID
+        var buffer = DataBuffer(bytes: record.content, versionOfData: version)
+        object.isLoadingContent = true
+        defer { object.isLoadingContent = false }
+        do {
+            try object.readContent(from: &buffer, in: self)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.undecodableRecord(class: entry.name, rowID: record.rowID, reason: "\(error)")
+        }
+        object.hasContent = true
+        return object
+    }
+}

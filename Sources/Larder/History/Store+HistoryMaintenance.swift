@@ -1,0 +1,57 @@
+// History tables in the store's maintenance: verify() opens and decodes every version, and
+// rekey (or encryption turned on at open) reseals every version with the new key, in the
+// rekey's one batch. Compaction needs nothing of its own: history tables are files like others.
+
+extension Store {
+    /// The history tables of every class of the registry (registered in this session or not)
+    /// that hold versions, declared ordered, with their class's name and next rowID as saved.
+    internal func storedHistoryTables() throws -> [(table: String, className: String, nextRowID: UInt64)] {
+        var tables: [(table: String, className: String, nextRowID: UInt64)] = []
+        for (name, record) in records.sorted(by: { $0.key < $1.key }) {
+            let table = HistoryRecord.table(forClass: name)
+            backend.declareOrderedTable(table)
+            guard try backend.recordCount(in: table) > 0 else { continue }
+            tables.append((table, name, entriesByName[name]?.savedNextRowID ?? record.nextRowID))
+        }
+        return tables
+    }
+
+    /// Adds to `batch` every version of every history table, opened with `readCipher` (the key
+    /// they are sealed with, nil for checksummed ones) and written anew, checksummed (nil) or
+    /// sealed with `newCipher`.
+    internal func addHistoryResealed(readingWith readCipher: RecordCipher?, with newCipher: RecordCipher?,
+                                     to batch: inout WriteBatch) throws {
+        for (table, className, nextRowID) in try storedHistoryTables() {
+            try backend.forEachRecord(in: table, from: nil, through: nil, reverse: false) { key, value in
+                let record = try openVersion(key: key, value: value, className: className, nextRowID: nextRowID,
+                                             cipher: readCipher)
+                batch.put(try record.encodedValue(table: table, cipher: newCipher), forKey: Array(key), in: table)
+                return true
+            }
+        }
+    }
+
+    /// Checks every version of every history table: it opens, names a save the store made and
+    /// a rowID its class handed out, and (for a class registered in this session) decodes with
+    /// the class's `readContent`. Adds what is wrong to `report`.
+    internal func verifyHistory(into report: inout VerificationReport) throws {
+        for (table, className, nextRowID) in try storedHistoryTables() {
+            let entry = entriesByName[className]
+            try backend.forEachRecord(in: table, from: nil, through: nil, reverse: false) { key, value in
+                report.historyRecordCount += 1
+                do {
+                    let record = try openVersion(key: key, value: value, className: className, nextRowID: nextRowID,
+                                                 cipher: cipher)
+                    if let entry { _ = try decodedObject(from: record, entry: entry) }
+                } catch let StoreError.corruptHistory(name, rowID, sequence, reason) {
+                    report.problems.append(.corruptHistory(class: name, rowID: rowID, sequence: sequence, reason: reason))
+                } catch let StoreError.undecodableRecord(name, rowID, reason) {
+                    let sequence = HistoryRecord.parts(ofKey: key)?.sequence ?? 0
+                    report.problems.append(.corruptHistory(class: name, rowID: rowID, sequence: sequence,
+                                                           reason: "does not decode: \(reason)"))
+                }
+                return true
+            }
+        }
+    }
+}
