@@ -1,7 +1,8 @@
 // The model the crash worker saves: triples of objects in three classes that refer to each
 // other, and a counter. Every save keeps the invariant the parent test checks after a kill.
 // CrashA has indexed text, so every save also writes the full-text index; CrashB and CrashC
-// have object indexes (CrashC's unique), so every save writes those too.
+// have object indexes (CrashC's unique), so every save writes those too. CrashC and CrashCounter
+// keep history: every save appends versions (the counter's update, new and deleted C objects).
 
 import Larder
 
@@ -56,6 +57,7 @@ final class CrashC: StoredObject {
     @Stored var b: CrashB?
 
     override class var indexes: [ObjectIndex] { [ObjectIndex(\CrashC.value, unique: true)] }
+    override class var keepsHistory: Bool { true }
 
     override func writeContent(to buffer: inout DataBuffer) {
         buffer.write(value)
@@ -72,6 +74,8 @@ final class CrashC: StoredObject {
 final class CrashCounter: StoredObject {
     @Stored var saves: UInt64 = 0
     @Stored var live: [CrashA] = []
+
+    override class var keepsHistory: Bool { true }
 
     override func writeContent(to buffer: inout DataBuffer) {
         buffer.write(saves)

@@ -2,8 +2,8 @@
 //
 //   run PATH full|nosync ACKFILE   save units of work forever, appending each acknowledged
 //                                  save number to ACKFILE (the parent kills it with SIGKILL)
-//   check PATH                     reopen, check the invariant (objects, indexes, sequence number
-//                                  and change log); print "ok SAVES" or the violation
+//   check PATH                     reopen, check the invariant (objects, indexes, sequence number,
+//                                  change log and history); print "ok SAVES" or the violation
 //   verify PATH                    open and verify; print "healthy", "problems N" or "error ..."
 //   hold PATH                      open for writing, print "ready", wait for a line on stdin
 //   read PATH                      open read-only, print "read COUNT" or "error ..."
@@ -147,6 +147,7 @@ func check() throws -> String {
     if let violation = try checkTextSearch(store) { return violation }
     if let violation = try checkQueries(store, values: bValues) { return violation }
     if let violation = try checkChangeLog(store, counter: counter) { return violation }
+    if let violation = try checkHistory(store, counter: counter) { return violation }
     try store.close()
     return "ok \(counter.saves)"
 }
@@ -183,6 +184,40 @@ func checkChangeLog(_ store: Store, counter: CrashCounter) throws -> String? {
     let counterRows = last.inserted(of: CrashCounter.self) + last.updated(of: CrashCounter.self)
     guard last.inserted(of: CrashA.self) == newest, counterRows == [1] else {
         return "violation: change \(last.sequence) inserted A \(last.inserted(of: CrashA.self)), save \(counter.saves) made \(newest)"
+    }
+    return nil
+}
+
+/// No version without its save, no save without its version: the counter has one version per
+/// save that wrote it (its insert, then one per unit of work), the last equal to the counter;
+/// each C object still alive has its one version, equal to it, and each deleted one its version
+/// and its deletion; no version names a save after the store's sequence number.
+func checkHistory(_ store: Store, counter: CrashCounter) throws -> String? {
+    let sequence = store.changeSequence
+    let versions = try store.history(of: counter)
+    guard versions.count == Int(counter.saves) + 1 else {
+        return "violation: the counter has \(versions.count) versions after \(counter.saves) saves"
+    }
+    guard let last = versions.last?.object, last.saves == counter.saves, last.live.map(\.rowID) == counter.live.map(\.rowID) else {
+        return "violation: the counter's last version is not the counter"
+    }
+    guard zip(versions, versions.dropFirst()).allSatisfy({ $0.sequence < $1.sequence }),
+          let newest = versions.last?.sequence, newest <= sequence else {
+        return "violation: the counter's versions are out of order or after save \(sequence)"
+    }
+    let live = Dictionary(uniqueKeysWithValues: try store.allObjects(of: CrashC.self).map { ($0.rowID, $0.value) })
+    for rowID in stride(from: 1, through: live.keys.max() ?? 0, by: 1) {
+        let versions = try store.history(of: CrashC.self, rowID: rowID)
+        guard versions.allSatisfy({ $0.sequence <= sequence }) else { return "violation: C \(rowID) has a version after save \(sequence)" }
+        if let value = live[rowID] {
+            guard versions.count == 1, versions[0].object?.value == value else {
+                return "violation: live C \(rowID) has \(versions.count) versions, not its one"
+            }
+        } else {
+            guard versions.count == 2, versions[0].object != nil, versions[1].isDeletion else {
+                return "violation: deleted C \(rowID) has \(versions.count) versions, not its insert and deletion"
+            }
+        }
     }
     return nil
 }

@@ -14,7 +14,8 @@ import LarderTestSupport
     private static let verifyTimeout: TimeInterval = 30
 
     /// A store populated by the worker: every kind of file holds records (each class, the
-    /// metadata, named buffers, the three tables of the full-text index and the object indexes).
+    /// metadata, named buffers, the three tables of the full-text index, the object indexes and
+    /// the histories).
     private func makeStore() throws -> TemporaryDirectory {
         let directory = TemporaryDirectory("damage")
         #expect(try Worker.run(["populate", directory.path, "40"]) == "populated 40")
@@ -26,7 +27,8 @@ import LarderTestSupport
     private func tableFiles(of directory: TemporaryDirectory) throws -> [String] {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".tch") || $0.hasSuffix(".tcb") }.sorted()
-        #expect(files == ["CrashA.tch", "CrashB.tch", "CrashC.tch", "CrashCounter.tch", "_index1.CrashB.tcb", "_index1.CrashC.tcb",
+        #expect(files == ["CrashA.tch", "CrashB.tch", "CrashC.tch", "CrashCounter.tch", "_history.CrashC.tcb",
+                          "_history.CrashCounter.tcb", "_index1.CrashB.tcb", "_index1.CrashC.tcb",
                           "_index2.CrashB.tcb", "_names.tch", "_store.tch",
                           "_text.CrashA.tch", "_textrows.CrashA.tch", "_textvocab.CrashA.tch"])
         return files

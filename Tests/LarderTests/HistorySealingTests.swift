@@ -127,6 +127,11 @@ import Testing
             try store.backend.apply(batch)
             #expect(try store.verify().isHealthy)
             #expect(try store.history(of: note).count == 2)
+            // A version removed: the registry's count of versions tells.
+            batch = WriteBatch()
+            batch.removeValue(forKey: raw[0].key, in: table)
+            try store.backend.apply(batch)
+            #expect(try store.verify().problems == [.missingRecords(table: table, expected: 2, found: 1)])
         }
     }
 

@@ -9,7 +9,9 @@
 //              associated data: 03 | table name, UTF-8 | 00 | key     (RecordCipher.seal(format:scope:key:))
 //
 // The checksum or the tag covers the key, and the tag the table too: a version moved to
-// another object, another save or another class's history fails to open.
+// another object, another save or another class's history fails to open. The number of versions
+// a class's history holds is kept in `_store` (`history/<Class>`: a varint, sealed like all
+// metadata), so that versions removed or a file emptied are reported.
 
 /// One version of an object as its class's history table keeps it.
 internal struct HistoryRecord: Equatable {
@@ -63,6 +65,16 @@ internal struct HistoryRecord: Equatable {
 
     /// The history table of class `className`.
     static func table(forClass className: String) -> String { "_history." + className }
+
+    /// The `_store` key of the number of versions class `className`'s history holds.
+    static func countKey(forClass className: String) -> [UInt8] { Array(("history/" + className).utf8) }
+
+    /// The class a `history/` key of `_store` names, or nil for another key.
+    static func className(inCountKey key: UnsafeRawBufferPointer) -> String? {
+        let prefix = Array("history/".utf8)
+        guard key.count > prefix.count, key.starts(with: prefix) else { return nil }
+        return String(validating: key[prefix.count...], as: UTF8.self)
+    }
 
     /// The key of `rowID`'s version saved as `sequence`.
     static func key(rowID: UInt64, sequence: UInt64) -> [UInt8] {

@@ -18,6 +18,7 @@ internal struct PendingHistory {
     private var isSorted = true
 
     var isEmpty: Bool { versions.isEmpty }
+    var count: Int { versions.count }
 
     /// Adds the version saved for `rowID`: `content` written by class version `version`.
     mutating func addSaved(rowID: UInt64, version: UInt8, content: [UInt8]) {

@@ -100,20 +100,31 @@ extension Store {
             return true
         }
         finishObject()
-        if !batch.isEmpty { try applyToBackend(batch) }
-        return batch.operationCount
+        let removed = batch.operationCount
+        guard removed > 0 else { return 0 }
+        let current = historyCounts[entry.name] ?? 0
+        let count = current >= UInt64(removed) ? current - UInt64(removed) : 0
+        try addHistoryCount(count, ofClass: entry.name, to: &batch)
+        try applyToBackend(batch)
+        historyCounts[entry.name] = count
+        return removed
     }
 
     // MARK: Saving
 
     /// Adds to `batch` the versions the save in progress appends to the histories of its
     /// classes, under `sequence` (the number ``addChange(classes:namedBuffers:to:)`` gives the
-    /// save), all dated now.
-    internal func addHistory(sequence: UInt64, to batch: inout WriteBatch) throws {
+    /// save), all dated now, and each history's new number of versions. Returns the numbers,
+    /// to adopt once the batch is applied (``historyCounts``).
+    internal func addHistory(sequence: UInt64, to batch: inout WriteBatch) throws -> [String: UInt64] {
         let savedAt = Date().timeIntervalSinceReferenceDate
         var key = [UInt8](repeating: 0, count: HistoryRecord.keySize)
+        var counts: [String: UInt64] = [:]
         for entry in entriesByType.values.sorted(by: { $0.classID < $1.classID }) where !entry.pendingHistory.isEmpty {
             let table = HistoryRecord.table(forClass: entry.name)
+            let count = (historyCounts[entry.name] ?? 0) &+ UInt64(entry.pendingHistory.count)
+            try addHistoryCount(count, ofClass: entry.name, to: &batch)
+            counts[entry.name] = count
             try entry.pendingHistory.forEach { rowID, version, content in
                 key.withUnsafeMutableBytes {
                     $0.storeBytes(of: rowID.bigEndian, as: UInt64.self)
@@ -131,6 +142,14 @@ extension Store {
                 }
             }
         }
+        return counts
+    }
+
+    /// Adds the `history/<Class>` record: `count` versions.
+    private func addHistoryCount(_ count: UInt64, ofClass name: String, to batch: inout WriteBatch) throws {
+        var buffer = DataBuffer()
+        buffer.writeVarInt(count)
+        try addMetadata(buffer, forKey: HistoryRecord.countKey(forClass: name), to: &batch)
     }
 
     /// Forgets the versions of a save that ended (committed or not).

@@ -35,8 +35,15 @@ extension Store {
     /// a rowID its class handed out, and (for a class registered in this session) decodes with
     /// the class's `readContent`. Adds what is wrong to `report`.
     internal func verifyHistory(into report: inout VerificationReport) throws {
-        for (table, className, nextRowID) in try storedHistoryTables() {
+        let tables = try storedHistoryTables()
+        // A history emptied (its file truncated, removed or replaced) has no table here.
+        for (name, expected) in historyCounts.sorted(by: { $0.key < $1.key })
+        where expected > 0 && !tables.contains(where: { $0.className == name }) {
+            report.problems.append(.missingRecords(table: HistoryRecord.table(forClass: name), expected: Int(clamping: expected), found: 0))
+        }
+        for (table, className, nextRowID) in tables {
             let entry = entriesByName[className]
+            let before = report.historyRecordCount
             try backend.forEachRecord(in: table, from: nil, through: nil, reverse: false) { key, value in
                 report.historyRecordCount += 1
                 do {
@@ -51,6 +58,10 @@ extension Store {
                                                            reason: "does not decode: \(reason)"))
                 }
                 return true
+            }
+            let found = report.historyRecordCount - before
+            if let expected = historyCounts[className], UInt64(found) != expected {
+                report.problems.append(.missingRecords(table: table, expected: Int(clamping: expected), found: found))
             }
         }
     }

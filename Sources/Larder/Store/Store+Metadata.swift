@@ -100,6 +100,9 @@ extension Store {
                         namedBufferCount = try Self.decodeMetadata("names") { Int(clamping: try buffer.readVarInt()) }
                     } else if key.elementsEqual(ChangeSequenceRecord.key) {
                         try loadChangeSequence(value, key: key)
+                    } else if let name = HistoryRecord.className(inCountKey: key) {
+                        var buffer = try openMetadata(value, key: key, name: "history/" + name)
+                        historyCounts[name] = try Self.decodeMetadata("history/" + name) { try buffer.readVarInt() }
                     } else if let name = ClassRecord.name(inKey: key) {
                         var buffer = try openMetadata(value, key: key, name: "class/" + name)
                         records[name] = try Self.decodeMetadata("class/" + name) { try ClassRecord(decoding: &buffer) }

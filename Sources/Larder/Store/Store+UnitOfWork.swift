@@ -122,6 +122,7 @@ extension Store {
         var registry: [(entry: ClassEntry, record: ClassRecord)] = []
         var gains: [(entry: ClassEntry, gained: Int)] = []
         var committed: CommittedChange?
+        var historyCounted: [String: UInt64] = [:]
         defer {
             for entry in entriesByType.values where !entry.pendingRecords.isEmpty { entry.pendingRecords = PendingRecords() }
             if historyClassCount > 0 { clearPendingHistory() }
@@ -152,7 +153,7 @@ extension Store {
             var indexWrite = try addObjectIndexChanges(to: &batch)
             // The versions of classes that keep history, under the number addChange gives the
             // save (the `sequence` record holds a number below the largest, so this adds safely).
-            if historyClassCount > 0 { try addHistory(sequence: changeLog.sequence + 1, to: &batch) }
+            if historyClassCount > 0 { historyCounted = try addHistory(sequence: changeLog.sequence + 1, to: &batch) }
             // The registry goes last, after the class files it describes.
             registry = changedRegistryRecords(newlyDeleted: newlyDeleted)
             try add(registry, to: &batch)
@@ -169,6 +170,7 @@ extension Store {
             entry.savedRecordCount = entry.savedRecordCount.map { $0 + gained }
         }
         finishSave(registry: registry)
+        historyCounts.merge(historyCounted) { $1 }
         // Subscribers hear of the save once it is durable and adopted.
         changeCommitted(committed)
     }

@@ -47,6 +47,9 @@ public final class Store {
     @exclusivity(unchecked) internal var observationDepth = 0
     /// How many registered classes keep history: a save looks for versions only when some do.
     @exclusivity(unchecked) internal var historyClassCount = 0
+    /// The number of versions each class's history holds, by storage name, as saved (the
+    /// `history/<Class>` records of `_store`).
+    internal var historyCounts: [String: UInt64] = [:]
 
     @exclusivity(unchecked) internal var insertedObjects: [StoredObject] = []
     @exclusivity(unchecked) internal var updatedObjects: [StoredObject] = []
