@@ -62,9 +62,9 @@ import Testing
         let reopened = try directory.openStore(model, configuration: .quickKey("second key"))
         #expect(try reopened.history(of: Note.self, rowID: note.rowID).map { $0.object?.text } == ["secret alpha", "secret beta"])
         // A checksummed version slipped into a store that seals everything is refused.
-        let plain = try HistoryRecord(rowID: note.rowID, sequence: 1, savedAt: 0, version: 1, content: [0])
+        let plain = try HistoryRecord(page: 0, sequence: 1, savedAt: 0, versions: [.init(rowID: note.rowID, version: 1, content: [0])])
             .encodedValue(table: table, cipher: nil)
-        try put(plain, forKey: HistoryRecord.key(rowID: note.rowID, sequence: 1), in: reopened)
+        try put(plain, forKey: HistoryRecord.key(page: 0, sequence: 1), in: reopened)
         #expect(throws: StoreError.corruptHistory(class: "Note", rowID: note.rowID, sequence: 1, reason: "not sealed with the store's key")) {
             try reopened.history(of: note)
         }
@@ -120,10 +120,10 @@ import Testing
             try expectCorrupt(sequence: 1, "replayed")
             try put(raw[0].value, forKey: raw[0].key, in: store)
             // A version under a save the store has not made.
-            try put(raw[1].value, forKey: HistoryRecord.key(rowID: rowID, sequence: 9), in: store)
+            try put(raw[1].value, forKey: HistoryRecord.key(page: 0, sequence: 9), in: store)
             try expectCorrupt(sequence: 9, "from the future")
             var batch = WriteBatch()
-            batch.removeValue(forKey: HistoryRecord.key(rowID: rowID, sequence: 9), in: table)
+            batch.removeValue(forKey: HistoryRecord.key(page: 0, sequence: 9), in: table)
             try store.backend.apply(batch)
             #expect(try store.verify().isHealthy)
             #expect(try store.history(of: note).count == 2)
@@ -145,23 +145,28 @@ import Testing
         try store.insert(memo)
         try store.saveChanges()
         let value = try #require(try rawVersions(store).first?.value)
-        try put(value, forKey: HistoryRecord.key(rowID: memo.rowID, sequence: 1), in: store, table: HistoryRecord.table(forClass: "Memo"))
+        try put(value, forKey: HistoryRecord.key(page: 0, sequence: 1), in: store, table: HistoryRecord.table(forClass: "Memo"))
         #expect(throws: StoreError.corruptHistory(class: "Memo", rowID: memo.rowID, sequence: 1,
                                                   reason: HistoryRecord.Damage.checksumMismatch.reason)) {
             try store.history(of: memo)
         }
     }
 
-    @Test func theDocumentedVersionIsTheOneLarderWrites() throws {
+    @Test func theDocumentedRecordIsTheOneLarderWrites() throws {
         // FORMAT.md section 20's example.
-        let record = HistoryRecord(rowID: 1, sequence: 3, savedAt: 786_000_000.5, version: 1, content: [0x02, 0x68, 0x69, 0x00])
+        let record = HistoryRecord(page: 0, sequence: 3, savedAt: 786_000_000.5,
+                                   versions: [.init(rowID: 1, version: 1, content: [0x02, 0x68, 0x69, 0x00]),
+                                              .init(rowID: 2, version: nil, content: [])])
         let value = try record.encodedValue(table: table, cipher: nil)
-        #expect(value == [0x02, 0x00, 0x00, 0x40, 0x40, 0xb4, 0x6c, 0xc7, 0x41, 0x00, 0x01, 0x02, 0x68, 0x69, 0x00,
-                          0xb6, 0xa0, 0x8e, 0x45])
-        #expect(HistoryRecord.key(rowID: 1, sequence: 3) == [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3])
-        let decoded = HistoryRecord.key(rowID: 1, sequence: 3).withUnsafeBytes { key in
+        #expect(value == Self.documentedValue)
+        #expect(HistoryRecord.key(page: 0, sequence: 3) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3])
+        let decoded = HistoryRecord.key(page: 0, sequence: 3).withUnsafeBytes { key in
             value.withUnsafeBytes { try? HistoryRecord(key: key, value: $0, table: table, cipher: nil) }
         }
         #expect(decoded == record)
     }
+
+    private static let documentedValue: [UInt8] = [0x02, 0x00, 0x00, 0x40, 0x40, 0xb4, 0x6c, 0xc7, 0x41, 0x02,
+                                                   0x01, 0x00, 0x01, 0x04, 0x02, 0x68, 0x69, 0x00, 0x02, 0x01,
+                                                   0xaa, 0x37, 0xa6, 0xa5]
 }

@@ -56,7 +56,7 @@ import Testing
         #expect(try reopened.history(of: Note.self, rowID: rowID).map { $0.object?.text } == ["first", "second", "third", nil])
         #expect(try reopened.history(of: Note.self, rowID: rowID + 1).isEmpty)
         let report = try reopened.verify()
-        #expect(report.isHealthy && report.historyRecordCount == 4)
+        #expect(report.isHealthy && report.historyVersionCount == 4)
     }
 
     @Test(arguments: BackendKind.allCases) func objectAsOfADateIsItsLatestVersionSavedAtOrBeforeIt(_ backend: BackendKind) throws {

@@ -1,10 +1,10 @@
-// The history fuzz target: a version of `_history.<Class>` as a damaged or hostile file holds it.
-// The input's first 16 bytes are the key (rowID, sequence), the rest the stored value; it is
-// opened as a plaintext store and as an encrypted one would open it. It decodes or throws; a
-// version decoded once encodes to a value that decodes to the same version.
+// The history fuzz target: a record of `_history.<Class>` (one save's versions of one page) as a
+// damaged or hostile file holds it. The input's first 16 bytes are the key (page, sequence), the
+// rest the stored value; it is opened as a plaintext store and as an encrypted one would open it.
+// It decodes or throws; a record decoded once encodes to a value that decodes to the same record.
 
 extension FuzzTarget {
-    /// A history version: key and value (FORMAT.md 20).
+    /// A history record: key and value (FORMAT.md 20).
     package static let historyRecord = FuzzTarget(name: "historyRecord", seeds: historyRecordSeeds) { input throws(FuzzViolation) in
         let table = HistoryRecord.table(forClass: "Note")
         let keyCount = min(input.count, HistoryRecord.keySize)
@@ -22,9 +22,11 @@ extension FuzzTarget {
         }
         // The bytes after the format byte as a body (what a checksum or a seal protects): most
         // mutations of a seed break its checksum, this reaches the decoder behind it.
-        if let body = try? HistoryRecord(rowID: 1, sequence: 1, body: Array(value.dropFirst())) {
+        let checksummed = value.first == HistoryRecord.checkedFormat && value.count >= 1 + RecordEnvelope.checksumSize
+        let body = checksummed ? Array(value[1 ..< value.count - RecordEnvelope.checksumSize]) : Array(value.dropFirst())
+        if let body = try? HistoryRecord(page: 1, sequence: 1, body: body) {
             accepted = true
-            try checkRoundTrip(body, key: HistoryRecord.key(rowID: 1, sequence: 1), table: table, cipher: nil)
+            try checkRoundTrip(body, key: HistoryRecord.key(page: 1, sequence: 1), table: table, cipher: nil)
         }
         return accepted
     }
@@ -32,7 +34,15 @@ extension FuzzTarget {
     /// A decoded version must be what its encoding decodes to.
     private static func checkRoundTrip(_ record: HistoryRecord, key: [UInt8], table: String,
                                        cipher: RecordCipher?) throws(FuzzViolation) {
-        try FuzzViolation.check(record.version != nil || record.content.isEmpty, "a deletion carries content")
+        let layout = HistoryRecord.layout
+        try FuzzViolation.check(!record.versions.isEmpty, "a record without versions")
+        for (version, next) in zip(record.versions, record.versions.dropFirst()) {
+            try FuzzViolation.check(version.rowID < next.rowID, "versions out of order: \(version.rowID), \(next.rowID)")
+        }
+        for version in record.versions {
+            try FuzzViolation.check(layout.number(of: version.rowID) == record.page, "rowID \(version.rowID) outside page \(record.page)")
+            try FuzzViolation.check(version.version != nil || version.content.isEmpty, "a deletion carries content")
+        }
         guard let encoded = try? record.encodedValue(table: table, cipher: cipher) else {
             throw FuzzViolation("a decoded version does not encode")
         }
@@ -50,14 +60,16 @@ extension FuzzTarget {
     @Sendable private static func historyRecordSeeds() -> [[UInt8]] {
         let table = HistoryRecord.table(forClass: "Note")
         let records = [
-            HistoryRecord(rowID: 1, sequence: 1, savedAt: 786_000_000.25, version: 1, content: Array("a note".utf8)),
-            HistoryRecord(rowID: 300, sequence: 9, savedAt: -1.5, version: 2, content: []),
-            HistoryRecord(rowID: 300, sequence: 12, savedAt: 786_000_100, version: nil, content: []),
+            HistoryRecord(page: 0, sequence: 1, savedAt: 786_000_000.25,
+                          versions: [.init(rowID: 1, version: 1, content: Array("a note".utf8))]),
+            HistoryRecord(page: 9, sequence: 9, savedAt: -1.5,
+                          versions: [.init(rowID: 288, version: 2, content: []), .init(rowID: 290, version: nil, content: []),
+                                     .init(rowID: 319, version: 1, content: [1, 2, 3])]),
         ]
         var seeds: [[UInt8]] = []
         let sealing = historyFuzzCipher()
         for record in records {
-            let key = HistoryRecord.key(rowID: record.rowID, sequence: record.sequence)
+            let key = HistoryRecord.key(page: record.page, sequence: record.sequence)
             for cipher in [nil, sealing] {
                 if let value = try? record.encodedValue(table: table, cipher: cipher) { seeds.append(key + value) }
             }

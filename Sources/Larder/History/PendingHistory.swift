@@ -1,7 +1,7 @@
 // PendingHistory: the versions one save appends to the history of one class that keeps history
 // (StoredObject.keepsHistory): each saved object's content as the save encoded it (copied once
 // into one arena, no allocation per object), and each deletion. Store+History writes them into
-// the save's batch under the save's sequence number.
+// the save's batch under the save's sequence number, one HistoryRecord per page of 32 rowIDs.
 
 /// The versions of one class's objects that the save in progress appends to its history.
 internal struct PendingHistory {
@@ -37,15 +37,31 @@ internal struct PendingHistory {
         versions.append(version)
     }
 
-    /// Calls `body` with each version in rowID order (the history table's key order): its
-    /// rowID, class version (nil for a deletion) and content.
-    func forEach(_ body: (_ rowID: UInt64, _ version: UInt8?, _ content: UnsafeRawBufferPointer) throws -> Void) rethrows {
+    /// Calls `body` with the versions of each page (HistoryRecord.layout) in page order: the
+    /// page's number and its versions in rowID order, each with its class version (nil for a
+    /// deletion) and content. Returns the number of pages.
+    @discardableResult
+    func forEachPage(_ body: (_ page: UInt64, _ count: Int,
+                              _ versions: (_ each: (UInt64, UInt8?, UnsafeRawBufferPointer) -> Void) -> Void) throws -> Void) rethrows -> Int {
         let ordered = isSorted ? versions : versions.sorted { $0.rowID < $1.rowID }
+        let layout = HistoryRecord.layout
+        var pages = 0
         try bytes.withUnsafeBytes { all in
-            for version in ordered {
-                try body(version.rowID, version.version,
-                         UnsafeRawBufferPointer(rebasing: all[version.start ..< version.start + version.count]))
+            var start = 0
+            while start < ordered.count {
+                let page = layout.number(of: ordered[start].rowID)
+                var end = start + 1
+                while end < ordered.count, layout.number(of: ordered[end].rowID) == page { end += 1 }
+                let slice = ordered[start ..< end]
+                try body(page, slice.count) { each in
+                    for version in slice {
+                        each(version.rowID, version.version, UnsafeRawBufferPointer(rebasing: all[version.start ..< version.start + version.count]))
+                    }
+                }
+                pages += 1
+                start = end
             }
         }
+        return pages
     }
 }

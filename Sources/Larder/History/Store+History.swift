@@ -1,6 +1,7 @@
 // History: the versions of the objects of classes that keep history (StoredObject.keepsHistory).
-// Each save appends, in its own batch, one HistoryRecord per object it writes or deletes of such
-// a class, under the save's sequence number, to the class's ordered table `_history.<Class>`;
+// Each save appends, in its own batch, the versions of the objects it writes or deletes of such a
+// class (one HistoryRecord per page of 32 rowIDs), under the save's sequence number, to the
+// class's ordered table `_history.<Class>`;
 // this file reads them back (history(of:), object(of:rowID:asOf:)) and prunes them. The history
 // exists exactly when the save does: no version without its save, no save without its version.
 
@@ -36,8 +37,8 @@ extension Store {
     public func history<T: StoredObject>(of type: T.Type, rowID: RowID) throws -> [ObjectVersion<T>] {
         let entry = try historyEntry(for: type)
         var versions: [ObjectVersion<T>] = []
-        try forEachVersion(of: rowID, entry: entry, reverse: false) { record in
-            versions.append(try version(from: record, entry: entry))
+        try forEachVersion(of: rowID, entry: entry, reverse: false) { record, version in
+            versions.append(try self.version(version, of: record, entry: entry))
             return true
         }
         return versions
@@ -54,14 +55,14 @@ extension Store {
     public func object<T: StoredObject>(of type: T.Type, rowID: RowID, asOf date: Date) throws -> T? {
         let entry = try historyEntry(for: type)
         let limit = date.timeIntervalSinceReferenceDate
-        var found: HistoryRecord?
-        try forEachVersion(of: rowID, entry: entry, reverse: true) { record in
+        var found: (record: HistoryRecord, version: HistoryRecord.Version)?
+        try forEachVersion(of: rowID, entry: entry, reverse: true) { record, version in
             guard record.savedAt <= limit else { return true }
-            found = record
+            found = (record, version)
             return false
         }
         guard let found else { return nil }
-        return try version(from: found, entry: entry).object
+        return try version(found.version, of: found.record, entry: entry).object
     }
 
     /// Removes, in one atomic commit, the versions of `type`'s objects that no question about
@@ -81,33 +82,50 @@ extension Store {
         let limit = date.timeIntervalSinceReferenceDate
         let table = HistoryRecord.table(forClass: entry.name)
         var batch = WriteBatch()
-        // The versions before `date` of the object being read: all but the last go.
-        var rowID: UInt64?
-        var before: [HistoryRecord] = []
-        func finishObject() {
-            guard let last = before.last else { return }
-            for record in before.dropLast() { batch.removeValue(forKey: HistoryRecord.key(rowID: record.rowID, sequence: record.sequence), in: table) }
-            if last.isDeletion { batch.removeValue(forKey: HistoryRecord.key(rowID: last.rowID, sequence: last.sequence), in: table) }
-            before.removeAll(keepingCapacity: true)
+        var removedVersions = 0
+        var removedRecords = 0
+        // The records of the page being read, in save order.
+        var records: [HistoryRecord] = []
+        func finishPage() throws {
+            defer { records.removeAll(keepingCapacity: true) }
+            // Each object's versions before `date`, as (record, position) in save order.
+            var before: [UInt64: [(record: Int, position: Int)]] = [:]
+            for (index, record) in records.enumerated() where record.savedAt < limit {
+                for (position, version) in record.versions.enumerated() { before[version.rowID, default: []].append((index, position)) }
+            }
+            var removed = Array(repeating: Set<Int>(), count: records.count)
+            for places in before.values {
+                guard let last = places.last else { continue }
+                for place in places.dropLast() { removed[place.record].insert(place.position) }
+                if records[last.record].versions[last.position].isDeletion { removed[last.record].insert(last.position) }
+            }
+            for (index, positions) in removed.enumerated() where !positions.isEmpty {
+                var record = records[index]
+                removedVersions += positions.count
+                let key = HistoryRecord.key(page: record.page, sequence: record.sequence)
+                record.versions = record.versions.enumerated().filter { !positions.contains($0.offset) }.map(\.element)
+                if record.versions.isEmpty {
+                    batch.removeValue(forKey: key, in: table)
+                    removedRecords += 1
+                } else {
+                    batch.put(try record.encodedValue(table: table, cipher: cipher), forKey: key, in: table)
+                }
+            }
         }
         try backend.forEachRecord(in: table, from: nil, through: nil, reverse: false) { key, value in
-            let record = try openVersion(key: key, value: value, entry: entry)
-            if record.rowID != rowID {
-                finishObject()
-                rowID = record.rowID
-            }
-            if record.savedAt < limit { before.append(record) }
+            let record = try openRecord(key: key, value: value, entry: entry)
+            if let first = records.first, first.page != record.page { try finishPage() }
+            records.append(record)
             return true
         }
-        finishObject()
-        let removed = batch.operationCount
-        guard removed > 0 else { return 0 }
+        try finishPage()
+        guard !batch.isEmpty else { return 0 }
         let current = historyCounts[entry.name] ?? 0
-        let count = current >= UInt64(removed) ? current - UInt64(removed) : 0
+        let count = current >= UInt64(removedRecords) ? current - UInt64(removedRecords) : 0
         try addHistoryCount(count, ofClass: entry.name, to: &batch)
         try applyToBackend(batch)
         historyCounts[entry.name] = count
-        return removed
+        return removedVersions
     }
 
     // MARK: Saving
@@ -119,21 +137,25 @@ extension Store {
     internal func addHistory(sequence: UInt64, to batch: inout WriteBatch) throws -> [String: UInt64] {
         let savedAt = Date().timeIntervalSinceReferenceDate
         var key = [UInt8](repeating: 0, count: HistoryRecord.keySize)
+        var scratch: [UInt8] = []
         var counts: [String: UInt64] = [:]
         for entry in entriesByType.values.sorted(by: { $0.classID < $1.classID }) where !entry.pendingHistory.isEmpty {
             let table = HistoryRecord.table(forClass: entry.name)
-            let count = (historyCounts[entry.name] ?? 0) &+ UInt64(entry.pendingHistory.count)
-            try addHistoryCount(count, ofClass: entry.name, to: &batch)
-            counts[entry.name] = count
-            try entry.pendingHistory.forEach { rowID, version, content in
+            let cipher = cipher
+            let pages = try entry.pendingHistory.forEachPage { page, count, versions in
                 key.withUnsafeMutableBytes {
-                    $0.storeBytes(of: rowID.bigEndian, as: UInt64.self)
+                    $0.storeBytes(of: page.bigEndian, as: UInt64.self)
                     $0.storeBytes(of: sequence.bigEndian, toByteOffset: 8, as: UInt64.self)
                 }
                 do {
                     try batch.put(forKey: key, in: table) { bytes, keyStart in
-                        try HistoryRecord.appendValue(savedAt: savedAt, version: version, content: content, table: table,
-                                                      cipher: cipher, to: &bytes, keyStart: keyStart)
+                        try HistoryRecord.appendValue(table: table, cipher: cipher, to: &bytes, keyStart: keyStart,
+                                                      scratch: &scratch) { body in
+                            HistoryRecord.appendBodyHeader(savedAt: savedAt, count: count, to: &body)
+                            versions { rowID, version, content in
+                                HistoryRecord.appendVersion(rowID: rowID, version: version, content: content, to: &body)
+                            }
+                        }
                     }
                 } catch let error as StoreError {
                     throw error
@@ -141,6 +163,9 @@ extension Store {
                     throw StoreError.encryptionFailure(reason: "\(error)")
                 }
             }
+            let count = (historyCounts[entry.name] ?? 0) &+ UInt64(pages)
+            try addHistoryCount(count, ofClass: entry.name, to: &batch)
+            counts[entry.name] = count
         }
         return counts
     }
@@ -166,66 +191,72 @@ extension Store {
         return entry
     }
 
-    /// Calls `body` with each version of `rowID`, in ascending sequence order (descending with
-    /// `reverse`), until it returns false.
+    /// Calls `body` with each version of `rowID` and the record that holds it, in ascending
+    /// sequence order (descending with `reverse`), until it returns false.
     private func forEachVersion(of rowID: UInt64, entry: ClassEntry, reverse: Bool,
-                                _ body: (HistoryRecord) throws -> Bool) throws {
+                                _ body: (HistoryRecord, HistoryRecord.Version) throws -> Bool) throws {
+        let page = HistoryRecord.layout.number(of: rowID)
         try backend.forEachRecord(in: HistoryRecord.table(forClass: entry.name),
-                                  from: HistoryRecord.key(rowID: rowID, sequence: 0),
-                                  through: HistoryRecord.key(rowID: rowID, sequence: .max), reverse: reverse) { key, value in
-            try body(try openVersion(key: key, value: value, entry: entry))
+                                  from: HistoryRecord.key(page: page, sequence: 0),
+                                  through: HistoryRecord.key(page: page, sequence: .max), reverse: reverse) { key, value in
+            let record = try openRecord(key: key, value: value, entry: entry, rowID: rowID)
+            guard let version = record.version(of: rowID) else { return true }
+            return try body(record, version)
         }
     }
 
-    /// Opens the version stored under `key`; a damaged one, or one that names a save the store
+    /// Opens the record stored under `key`; a damaged one, or one that names a save the store
     /// has not made or a rowID the class never handed out, throws
-    /// ``StoreError/corruptHistory(class:rowID:sequence:reason:)``.
-    internal func openVersion(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, className: String,
-                              nextRowID: UInt64, cipher: RecordCipher?) throws -> HistoryRecord {
+    /// ``StoreError/corruptHistory(class:rowID:sequence:reason:)`` naming `rowID` (by default the
+    /// first rowID of the record's page).
+    internal func openRecord(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, className: String,
+                             nextRowID: UInt64, cipher: RecordCipher?, rowID: UInt64? = nil) throws -> HistoryRecord {
+        let parts = HistoryRecord.parts(ofKey: key)
+        let named = rowID ?? max(1, HistoryRecord.layout.firstRowID(ofPage: parts?.page ?? 0))
         let record: HistoryRecord
         do {
             record = try HistoryRecord(key: key, value: value, table: HistoryRecord.table(forClass: className), cipher: cipher)
         } catch .sealedWithoutKey {
             throw StoreError.encryptionKeyRequired
         } catch {
-            let parts = HistoryRecord.parts(ofKey: key)
-            throw StoreError.corruptHistory(class: className, rowID: parts?.rowID ?? 0, sequence: parts?.sequence ?? 0,
-                                            reason: error.reason)
+            throw StoreError.corruptHistory(class: className, rowID: named, sequence: parts?.sequence ?? 0, reason: error.reason)
         }
         guard record.sequence >= 1, record.sequence <= changeLog.sequence else {
-            throw StoreError.corruptHistory(class: className, rowID: record.rowID, sequence: record.sequence,
+            throw StoreError.corruptHistory(class: className, rowID: named, sequence: record.sequence,
                                             reason: "the store's last save is \(changeLog.sequence)")
         }
-        guard record.rowID >= 1, record.rowID < nextRowID else {
-            throw StoreError.corruptHistory(class: className, rowID: record.rowID, sequence: record.sequence,
-                                            reason: "the rowID was never handed out")
+        guard record.versions.allSatisfy({ $0.rowID >= 1 && $0.rowID < nextRowID }) else {
+            throw StoreError.corruptHistory(class: className, rowID: named, sequence: record.sequence,
+                                            reason: "a rowID was never handed out")
         }
         return record
     }
 
-    private func openVersion(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, entry: ClassEntry) throws -> HistoryRecord {
-        try openVersion(key: key, value: value, className: entry.name, nextRowID: entry.savedNextRowID, cipher: cipher)
+    private func openRecord(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, entry: ClassEntry,
+                            rowID: UInt64? = nil) throws -> HistoryRecord {
+        try openRecord(key: key, value: value, className: entry.name, nextRowID: entry.savedNextRowID, cipher: cipher, rowID: rowID)
     }
 
-    /// The version `record` of an object of `entry`'s class, its object decoded (detached).
-    private func version<T: StoredObject>(from record: HistoryRecord, entry: ClassEntry) throws -> ObjectVersion<T> {
+    /// `version`, held by `record`, as an ObjectVersion, its object decoded (detached).
+    private func version<T: StoredObject>(_ version: HistoryRecord.Version, of record: HistoryRecord,
+                                          entry: ClassEntry) throws -> ObjectVersion<T> {
         let savedAt = Date(timeIntervalSinceReferenceDate: record.savedAt)
-        guard let object = try decodedObject(from: record, entry: entry) else {
+        guard let object = try decodedObject(from: version, entry: entry) else {
             return ObjectVersion(sequence: record.sequence, savedAt: savedAt, object: nil)
         }
         guard let typed = object as? T else {
-            throw StoreError.undecodableRecord(class: entry.name, rowID: record.rowID, reason: "not a \(T.self)")
+            throw StoreError.undecodableRecord(class: entry.name, rowID: version.rowID, reason: "not a \(T.self)")
         }
         return ObjectVersion(sequence: record.sequence, savedAt: savedAt, object: typed)
     }
 
-    /// A new object of `entry`'s class decoded from `record` (nil for a deletion), outside the
+    /// A new object of `entry`'s class decoded from `version` (nil for a deletion), outside the
     /// identity map, with its rowID set.
-    internal func decodedObject(from record: HistoryRecord, entry: ClassEntry) throws -> StoredObject? {
-        guard let version = record.version else { return nil }
+    internal func decodedObject(from version: HistoryRecord.Version, entry: ClassEntry) throws -> StoredObject? {
+        guard let classVersion = version.version else { return nil }
         let object = entry.type.init()
-        object.rowID = record.rowID
-        var buffer = DataBuffer(bytes: record.content, versionOfData: version)
+        object.rowID = version.rowID
+        var buffer = DataBuffer(bytes: version.content, versionOfData: classVersion)
         object.isLoadingContent = true
         defer { object.isLoadingContent = false }
         do {
@@ -233,7 +264,7 @@ extension Store {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.undecodableRecord(class: entry.name, rowID: record.rowID, reason: "\(error)")
+            throw StoreError.undecodableRecord(class: entry.name, rowID: version.rowID, reason: "\(error)")
         }
         object.hasContent = true
         return object

@@ -23,17 +23,18 @@ extension Store {
                                      to batch: inout WriteBatch) throws {
         for (table, className, nextRowID) in try storedHistoryTables() {
             try backend.forEachRecord(in: table, from: nil, through: nil, reverse: false) { key, value in
-                let record = try openVersion(key: key, value: value, className: className, nextRowID: nextRowID,
-                                             cipher: readCipher)
+                let record = try openRecord(key: key, value: value, className: className, nextRowID: nextRowID,
+                                            cipher: readCipher)
                 batch.put(try record.encodedValue(table: table, cipher: newCipher), forKey: Array(key), in: table)
                 return true
             }
         }
     }
 
-    /// Checks every version of every history table: it opens, names a save the store made and
-    /// a rowID its class handed out, and (for a class registered in this session) decodes with
-    /// the class's `readContent`. Adds what is wrong to `report`.
+    /// Checks every record of every history table: it opens, names a save the store made and
+    /// rowIDs its class handed out, its versions decode with the class's `readContent` (for a
+    /// class registered in this session), and the table holds the number of records the
+    /// registry counts. Adds what is wrong to `report`.
     internal func verifyHistory(into report: inout VerificationReport) throws {
         let tables = try storedHistoryTables()
         // A history emptied (its file truncated, removed or replaced) has no table here.
@@ -43,23 +44,28 @@ extension Store {
         }
         for (table, className, nextRowID) in tables {
             let entry = entriesByName[className]
-            let before = report.historyRecordCount
+            var found = 0
             try backend.forEachRecord(in: table, from: nil, through: nil, reverse: false) { key, value in
-                report.historyRecordCount += 1
+                found += 1
+                let sequence = HistoryRecord.parts(ofKey: key)?.sequence ?? 0
                 do {
-                    let record = try openVersion(key: key, value: value, className: className, nextRowID: nextRowID,
-                                                 cipher: cipher)
-                    if let entry { _ = try decodedObject(from: record, entry: entry) }
+                    let record = try openRecord(key: key, value: value, className: className, nextRowID: nextRowID,
+                                                cipher: cipher)
+                    report.historyVersionCount += record.versions.count
+                    guard let entry else { return true }
+                    for version in record.versions {
+                        do {
+                            _ = try decodedObject(from: version, entry: entry)
+                        } catch let StoreError.undecodableRecord(name, rowID, reason) {
+                            report.problems.append(.corruptHistory(class: name, rowID: rowID, sequence: sequence,
+                                                                   reason: "does not decode: \(reason)"))
+                        }
+                    }
                 } catch let StoreError.corruptHistory(name, rowID, sequence, reason) {
                     report.problems.append(.corruptHistory(class: name, rowID: rowID, sequence: sequence, reason: reason))
-                } catch let StoreError.undecodableRecord(name, rowID, reason) {
-                    let sequence = HistoryRecord.parts(ofKey: key)?.sequence ?? 0
-                    report.problems.append(.corruptHistory(class: name, rowID: rowID, sequence: sequence,
-                                                           reason: "does not decode: \(reason)"))
                 }
                 return true
             }
-            let found = report.historyRecordCount - before
             if let expected = historyCounts[className], UInt64(found) != expected {
                 report.problems.append(.missingRecords(table: table, expected: Int(clamping: expected), found: found))
             }

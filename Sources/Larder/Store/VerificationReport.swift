@@ -81,7 +81,7 @@ public struct VerificationReport: Sendable, Equatable {
     /// Change log records checked (the saves ``Store/changes(since:)`` can still give).
     public var changeRecordCount = 0
     /// Versions checked in the histories of classes that keep history.
-    public var historyRecordCount = 0
+    public var historyVersionCount = 0
     /// References to rows that were deleted: they read as nil (by design), and show where a
     /// delete rule did not clear a relationship. Not a problem of the store.
     public var referencesToDeletedRows = 0
