@@ -287,6 +287,7 @@ do {
     case .documents: throw Failure("Documents runs on LarderDocuments and SQLite's JSON functions only")
     case .queries: throw Failure("Queries runs on Larder (objects and documents) and SQLite only")
     case .encryption: throw Failure("Encryption measures Larder's own encryption: Larder only")
+    case .changes: throw Failure("Changes measures Larder's change feed and history: Larder only")
     }
 } catch {
     FileHandle.standardError.write(Data("GRDBSpeedTest: \(error)\n".utf8))

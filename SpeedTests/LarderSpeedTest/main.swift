@@ -209,6 +209,7 @@ do {
     case .documents: try documents()
     case .queries: try queries()
     case .encryption: try encryption()
+    case .changes: try changes()
     }
 } catch {
     FileHandle.standardError.write(Data("LarderSpeedTest: \(error)\n".utf8))

@@ -427,4 +427,5 @@ case .fullText: fullText()
 case .documents: documents()
 case .queries: queries()
 case .encryption: fail("Encryption measures Larder's own encryption: Larder only")
+case .changes: fail("Changes measures Larder's change feed and history: Larder only")
 }

@@ -12,6 +12,7 @@ let chains: [[Workload]] = [
     [.documents],
     [.queries],
     [.encryption],
+    [.changes],
 ]
 let workloadOrder: [Workload] = chains.flatMap { $0 }
 
@@ -22,7 +23,7 @@ func workloads(of engine: String) -> Set<Workload> {
     // FullText compares with SQLite FTS5, Documents with SQLite's JSON functions, Queries with
     // SQLite's indexes through its C API: no GRDB side. Encryption is Larder's encrypted store
     // against its plaintext one.
-    let others: Set<Workload> = engine == "GRDB" ? [.fullText, .documents, .queries, .encryption] : [.encryption]
+    let others: Set<Workload> = engine == "GRDB" ? [.fullText, .documents, .queries, .encryption, .changes] : [.encryption, .changes]
     return Set(Workload.allCases).subtracting(others)
 }
 

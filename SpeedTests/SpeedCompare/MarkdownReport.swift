@@ -1,5 +1,6 @@
 // MarkdownReport: RESULTS.md: the run's setting and machine, failures, one summary table per
-// durability, the compaction table, the Queries comparison (QueriesTable), the README summary
+// durability, the compaction table, the Queries comparison (QueriesTable), the costs of the
+// change feed and history (ChangesTable), the README summary
 // (ReadmeSummary) and one detail table per durability and workload.
 
 import Foundation
@@ -131,6 +132,9 @@ struct MarkdownReport {
 
         // Queries: Larder's objects beside SQLite and LarderDocuments, with the targets.
         for text in QueriesTable(summaries: summaries).lines { line(text) }
+
+        // Changes: the cost of a change-feed subscriber and of history, with the targets.
+        for text in ChangesTable(summaries: summaries).lines { line(text) }
 
         // The README's table, as README.md shows it (ReadmeSummary writes it there too).
         if summaries.engines.contains("Larder") {

@@ -12,7 +12,8 @@
 // ComplexInsert, ComplexFetch, SimpleUpdate (complex store), then SimpleInsert, SimpleFetch,
 // SimpleFetchStreaming, PointRead (simple store); FullText (Larder and SQLite FTS5 only);
 // Documents (LarderDocuments against SQLite's JSON functions; Larder and SQLite only); Queries
-// (Larder's object queries and LarderDocuments against SQLite's indexes; Larder and SQLite only).
+// (Larder's object queries and LarderDocuments against SQLite's indexes; Larder and SQLite only);
+// Encryption and Changes (Larder only: its encrypted store, its change feed and history).
 // Progress goes to stderr.
 
 import Foundation

@@ -26,6 +26,9 @@ public enum Workload: String, CaseIterable, Sendable {
     /// Larder only: the same songs inserted and fetched in a plaintext and an encrypted store,
     /// the key derived before the clock starts (the cost of per-record encryption).
     case encryption = "Encryption"
+    /// Larder only: ComplexInsert rounds and SimpleUpdate's save in a plain store, one with an
+    /// active change-feed subscriber, and one whose songs keep history (their costs).
+    case changes = "Changes"
 }
 
 /// Sizes at SCALE=1 (BNRPersistence's), scaled.

@@ -125,6 +125,23 @@ import Testing
         #expect(sqlite.status != 0)   // Larder only, refused with a reason
     }
 
+    @Test func larderMeasuresItsChangeFeedAndHistory() throws {
+        let directory = Executable.scratchDirectory("speed-changes")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let results = try run("Larder", "Changes", in: directory)
+        for phase in ["insert", "insert_subscribed", "insert_history"] {
+            #expect(result(results, phase: phase)["count"] == "500", "\(phase)")
+        }
+        for phase in ["update", "update_subscribed", "update_history"] {
+            #expect(result(results, phase: phase)["count"] == "166", "\(phase)")
+        }
+        #expect(result(results, phase: "update_history")["check"] == "Updated_Song_3_versions_2")
+        // The subscriber read every song inserted (500) and updated (166).
+        #expect(result(results, phase: "subscriber_rows")["count"] == "666")
+        let sqlite = try Executable.run("SQLiteSpeedTest", ["Changes", "--dir", directory, "--scale", Self.scale])
+        #expect(sqlite.status != 0)   // Larder only, refused with a reason
+    }
+
     @Test func theTokyoCabinetCeilingRuns() throws {
         let directory = Executable.scratchDirectory("speed-tc")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -151,6 +168,9 @@ import Testing
         // Larder's object queries beside SQLite and LarderDocuments.
         #expect(results.contains("## Queries: Larder's objects against SQLite and LarderDocuments"))
         #expect(results.contains("| albumFirst20 |"))
+        // The costs of the change feed and history, with the targets.
+        #expect(results.contains("## Change feed and history (Larder)"))
+        #expect(results.contains("| keepsHistory, SimpleUpdate |"))
         #expect(FileManager.default.fileExists(atPath: out + "/results.svg"))
         #expect(output.text.contains("MEDIAN engine=Larder"))
     }
