@@ -1,14 +1,14 @@
-// ShadowCopy: how a batch that rewrites a large part of a hash file commits with `.full`
-// durability without an fsync per changed region. Tokyo Cabinet's synced undo log (HDBOTSYNC)
-// fsyncs the log before every region of the file it changes: several fsyncs per record, tens of
-// thousands for a save that updates a third of a million objects. Instead, the file is copied,
+// ShadowCopy: how a batch that rewrites a large part of a file (hash or B+tree) commits with
+// `.full` durability without an fsync per changed region. Tokyo Cabinet's synced undo log
+// (HDBOTSYNC) fsyncs the log before every region of the file it changes: several fsyncs per
+// record, tens of thousands for a save that updates a third of a million objects. Instead, the file is copied,
 // the batch is written into the copy (outside any transaction), the copy is synced and renamed
 // over the file: the live file is never changed in place, so a power cut leaves it whole, old
 // or new, and the commit journal redoes the batch on the old one (docs/FORMAT.md 12.2).
 
 import Glibc
 
-/// A copy of one hash file that a batch is written into, to be renamed over the file.
+/// A copy of one file that a batch is written into, to be renamed over the file.
 package final class ShadowCopy {
     /// Which batches take a shadow copy (always with `.full` durability, never for the lock file).
     package enum Policy: Sendable {

@@ -75,7 +75,7 @@ extension TokyoCabinetBackend {
     }
 
     /// Applies `batch` to its files: every file in a transaction (or, for a large share of a
-    /// hash file with `.full` durability, into a shadow copy), all writes, then commits (the
+    /// file with `.full` durability, into a shadow copy), all writes, then commits (the
     /// copies renamed over their files).
     func applyToFiles(_ batch: WriteBatch) throws {
         var open: [any TableDatabase] = []
@@ -141,11 +141,12 @@ extension TokyoCabinetBackend {
     }
 
     /// Whether `table`'s part of a batch, `operations` operations, is written through a shadow
-    /// copy: with `.full` durability, for a hash file (not the lock file, which must keep its
-    /// inode) that the batch rewrites a large share of (ShadowCopy.isCheaper), or as
-    /// `shadowCopyPolicy` says.
+    /// copy: with `.full` durability, for a file (not the lock file, which must keep its inode)
+    /// that the batch rewrites a large share of (ShadowCopy.isCheaper), or as
+    /// `shadowCopyPolicy` says. A B+tree file qualifies like a hash file: a committed
+    /// transaction has written its cached leaves into the file, so a copy of it is whole.
     private func usesShadowCopy(for table: String, database: any TableDatabase, operations: Int) -> Bool {
-        guard configuration.durability == .full, table != Self.lockTable, database is HashDatabase else { return false }
+        guard configuration.durability == .full, table != Self.lockTable else { return false }
         switch shadowCopyPolicy {
         case .automatic: return ShadowCopy.isCheaper(forOperations: operations, onFileAt: database.path)
         case .always: return true
