@@ -1,6 +1,6 @@
 // Store metadata: the records of `_store` (format, encryption settings, class registry, text
-// index registry, sequence number and change log), read when the store opens and brought up to
-// date there in one batch.
+// index registry, sequence number and change log, history counts), read when the store opens
+// and brought up to date there in one batch.
 //
 // In an encrypted store every metadata record but the encryption settings (which carry their
 // own authenticator) is sealed with the store's key under `metadataScope`, so nobody without the
