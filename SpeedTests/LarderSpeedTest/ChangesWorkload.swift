@@ -96,7 +96,7 @@ func changes() throws {
     // Unmeasured: the songs an update reads, made once and freed, so that the heap has grown
     // before the first measured update (whichever came first was about 10% slower).
     do {
-        let warm = try (1 ... total / 3).compactMap { try plain.object(of: Song.self, rowID: UInt64($0 * 3)) }
+        let warm = try stride(from: 3, through: total, by: 3).compactMap { try plain.object(of: Song.self, rowID: UInt64($0)) }
         _ = warm.count
     }
     try reporter.measure(phase: "update", storePath: paths[0]) { try retitleEveryThirdSong(of: Song.self, in: plain) }
