@@ -1,7 +1,7 @@
 // PendingHistory: the versions one save appends to the history of one class that keeps history
 // (StoredObject.keepsHistory): each saved object's content as the save encoded it (copied once
 // into one arena, no allocation per object), and each deletion. Store+History writes them into
-// the save's batch under the save's sequence number, one HistoryRecord per page of 32 rowIDs.
+// the save's batch under the save's sequence number, one HistoryRecord per history page of 256 rowIDs.
 
 /// The versions of one class's objects that the save in progress appends to its history.
 internal struct PendingHistory {

@@ -1,6 +1,6 @@
 // History: the versions of the objects of classes that keep history (StoredObject.keepsHistory).
 // Each save appends, in its own batch, the versions of the objects it writes or deletes of such a
-// class (one HistoryRecord per page of 32 rowIDs), under the save's sequence number, to the
+// class (one HistoryRecord per history page of 256 rowIDs), under the save's sequence number, to the
 // class's ordered table `_history.<Class>`;
 // this file reads them back (history(of:), object(of:rowID:asOf:)) and prunes them. The history
 // exists exactly when the save does: no version without its save, no save without its version.
