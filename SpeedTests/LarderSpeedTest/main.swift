@@ -27,23 +27,7 @@ func complexInsert() throws {
     var totalWall = 0.0, totalCPU = 0.0
     for round in 1 ... sizes.complexRounds {
         let start = Date(), startCPU = SpeedReporter.cpuSeconds()
-        try reporter.measure(phase: "round\(round)", storePath: complexPath) {
-            let songs = (1 ... sizes.complexSongs).map { i -> Song in
-                let song = Song()
-                song.title = "Test Song \(i)"
-                song.seconds = UInt32(i)
-                return song
-            }
-            for j in 0 ..< sizes.complexPlaylists {
-                let playlist = Playlist()
-                playlist.title = "Test Playlist \(j + 1)"
-                let start = j * sizes.songsPerPlaylist
-                playlist.songs = ReferenceList(songs[start ..< min(start + sizes.songsPerPlaylist, songs.count)])
-                try store.insert(playlist)
-            }
-            try store.saveChanges()
-            return (songs.count, songs[0].title)
-        }
+        try reporter.measure(phase: "round\(round)", storePath: complexPath) { try insertComplexRound(into: store) }
         totalWall += Date().timeIntervalSince(start)
         totalCPU += SpeedReporter.cpuSeconds() - startCPU
     }
