@@ -257,16 +257,7 @@ extension Store {
         let object = entry.type.init()
         object.rowID = version.rowID
         var buffer = DataBuffer(bytes: version.content, versionOfData: classVersion)
-        object.isLoadingContent = true
-        defer { object.isLoadingContent = false }
-        do {
-            try object.readContent(from: &buffer, in: self)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError.undecodableRecord(class: entry.name, rowID: version.rowID, reason: "\(error)")
-        }
-        object.hasContent = true
+        try readContent(of: object, from: &buffer, entry: entry)
         return object
     }
 }

@@ -196,6 +196,15 @@ extension Store {
         } catch {
             throw StoreError.corruptRecord(class: entry.name, rowID: object.rowID)
         }
+        try readContent(of: object, from: &buffer, entry: entry)
+        if !faultErrors.isEmpty { faultErrors[ObjectIdentifier(object)] = nil }
+    }
+
+    /// Has `object` read its content from `buffer` (a record's content, its version set), as
+    /// loading, not as an update; it then has content. A reader's own error becomes
+    /// ``StoreError/undecodableRecord(class:rowID:reason:)``.
+    @inline(__always)
+    internal func readContent(of object: StoredObject, from buffer: inout DataBuffer, entry: ClassEntry) throws {
         object.isLoadingContent = true
         defer { object.isLoadingContent = false }
         do {
@@ -206,6 +215,5 @@ extension Store {
             throw StoreError.undecodableRecord(class: entry.name, rowID: object.rowID, reason: "\(error)")
         }
         object.hasContent = true
-        if !faultErrors.isEmpty { faultErrors[ObjectIdentifier(object)] = nil }
     }
 }
