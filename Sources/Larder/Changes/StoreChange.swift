@@ -21,14 +21,7 @@
 /// ```
 public struct StoreChange: Sendable, Hashable, CustomStringConvertible, FeedElement {
     /// Whether a change is a committed save or a gap marker.
-    public enum Kind: Sendable, Hashable {
-        /// A committed save, or a named-buffer write or removal.
-        case commit
-        /// Not a save: the subscriber fell behind (its buffer was full) and the changes with
-        /// these sequence numbers were dropped for it. ``Store/changes(since:)`` gives them
-        /// while the store keeps them.
-        case gap(missed: ClosedRange<UInt64>)
-    }
+    public typealias Kind = ChangeKind
 
     /// A commit, or a gap marker.
     public let kind: Kind
@@ -61,10 +54,7 @@ public struct StoreChange: Sendable, Hashable, CustomStringConvertible, FeedElem
     /// ```swift
     /// if let missed = change.missed { print("missed \(missed.count) saves") }
     /// ```
-    public var missed: ClosedRange<UInt64>? {
-        guard case let .gap(missed) = kind else { return nil }
-        return missed
-    }
+    public var missed: ClosedRange<UInt64>? { kind.missed }
 
     /// The storage names of the classes whose objects the save inserted, updated or deleted.
     ///

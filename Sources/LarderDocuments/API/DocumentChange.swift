@@ -20,13 +20,7 @@ import Larder
 /// ```
 public struct DocumentChange: Sendable, Hashable, CustomStringConvertible, FeedElement {
     /// Whether a change is a committed write or a gap marker.
-    public enum Kind: Sendable, Hashable {
-        /// A committed write.
-        case commit
-        /// Not a write: the subscriber fell behind (its buffer was full) and the writes with
-        /// these numbers were dropped for it.
-        case gap(missed: ClosedRange<UInt64>)
-    }
+    public typealias Kind = ChangeKind
 
     /// A commit, or a gap marker.
     public let kind: Kind
@@ -62,10 +56,7 @@ public struct DocumentChange: Sendable, Hashable, CustomStringConvertible, FeedE
     /// ```swift
     /// if let missed = change.missed { print("missed \(missed.count) writes") }
     /// ```
-    public var missed: ClosedRange<UInt64>? {
-        guard case let .gap(missed) = kind else { return nil }
-        return missed
-    }
+    public var missed: ClosedRange<UInt64>? { kind.missed }
 
     /// The number and what changed, in a line: "3: +2 ~1 -0", "gap 4...9".
     public var description: String {
