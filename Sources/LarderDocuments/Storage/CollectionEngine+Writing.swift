@@ -22,8 +22,6 @@ extension CollectionEngine {
         var removed: [Int: Set<[UInt8]>] = [:]
         /// The documents as this write leaves them (nil: removed), for later stages of it.
         var staged: [Int64: JSON?] = [:]
-        /// The rowIDs it inserts, updates and removes, for the collection's change feed.
-        var changed = ChangedDocuments()
     }
 
     func beginWrite() -> PendingWrite {
@@ -95,8 +93,10 @@ extension CollectionEngine {
         }
         documents.didWrite(gained: gained)
         for (id, directory) in directories { runDirectories[id] = directory }
+        // The write's new rowIDs are the ones its definition handed out; the documents it
+        // replaced or removed are the ones it staged.
+        feed.publish(inserted: definition.nextRowID ..< write.definition.nextRowID, staged: write.staged)
         definition = write.definition
-        feed.publish(write.changed)
         for (rowID, document) in write.documents {
             if var document, cache.contains(rowID) {
                 Self.addRowID(rowID, to: &document)
@@ -169,7 +169,6 @@ extension CollectionEngine {
     }
 
     private func stage(rowID: Int64, old: JSON?, new: JSON?, into write: inout PendingWrite) throws {
-        write.changed.note(rowID, old: old, new: new)
         let defaults = write.definition.defaults
         for position in write.definition.indexes.indices {
             let index = write.definition.indexes[position]
