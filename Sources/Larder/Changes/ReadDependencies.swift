@@ -16,9 +16,8 @@ internal final class ReadDependencies {
 
     func noteBufferNames() { readsBufferNames = true }
 
-    /// Whether `change` may change what was read.
+    /// Whether the committed `change` may change what was read.
     func isAffected(by change: StoreChange) -> Bool {
-        if change.missed != nil { return true }
         if !change.namedBuffers.isEmpty, readsBufferNames || !namedBuffers.isDisjoint(with: change.namedBuffers) { return true }
         return !classNames.isDisjoint(with: change.classNames)
     }
