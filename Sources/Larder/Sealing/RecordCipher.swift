@@ -36,9 +36,12 @@ package final class RecordCipher {
     private static let noncePoolSize = nonceSize * 256
     /// The store is fully encrypted: records in a plaintext format are treated as damaged.
     var rejectsPlaintext = false
+    /// The key, for ``duplicate()``.
+    private let key: [UInt8]
 
     init(key: [UInt8]) throws(Failure) {
         guard key.count == Self.keySize else { throw .openSSL("AES-256 needs a 32-byte key") }
+        self.key = key
         guard let encryptor = EVP_CIPHER_CTX_new() else { throw .openSSL("EVP_CIPHER_CTX_new failed") }
         guard let decryptor = EVP_CIPHER_CTX_new() else {
             EVP_CIPHER_CTX_free(encryptor)
@@ -57,6 +60,15 @@ package final class RecordCipher {
             EVP_CIPHER_CTX_free(decryptor)
             throw .openSSL("EVP_CipherInit_ex failed")
         }
+    }
+
+    /// A cipher of the same key and settings with contexts of its own, for another thread: a
+    /// cipher's contexts and nonce pool serve one thread at a time, and deriving the key again
+    /// would cost the passphrase's whole key derivation.
+    func duplicate() throws(Failure) -> RecordCipher {
+        let copy = try RecordCipher(key: key)
+        copy.rejectsPlaintext = rejectsPlaintext
+        return copy
     }
 
     deinit {

@@ -20,6 +20,7 @@ extension Store {
         let iterations = iterations ?? keyDerivationIterations
         try checkOpen()
         guard !backend.isReadOnly else { throw StoreError.readOnly }
+        guard !belongsToPool else { throw StoreError.unavailableInPool(operation: "rekey(to:)") }
         guard !hasUnsavedChanges else { throw StoreError.unsavedChanges }
         var newRecord: EncryptionRecord?
         var newCipher: RecordCipher?

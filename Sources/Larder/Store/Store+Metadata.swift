@@ -15,7 +15,7 @@ extension Store {
     /// Opens the store's metadata: the encryption settings first (in an encrypted store the
     /// key opens everything else), then the format and the class registry. A writer then
     /// brings an older store up to date in one batch: pages, format record, sealed metadata.
-    internal func openMetadata(_ configuration: Configuration) throws {
+    internal func openMetadata(_ configuration: Configuration, unlockedCipher: RecordCipher? = nil) throws {
         keyDerivationIterations = configuration.keyDerivationIterations
         changeLogLimit = max(0, configuration.changeLogLimit)
         let stored = try readMetadataTable()
@@ -24,7 +24,10 @@ extension Store {
             encryptionRecord = try Self.decodeMetadata("encryption") { try EncryptionRecord(decoding: &buffer) }
         }
         var upgradedRecord: EncryptionRecord?
-        if let encryptionRecord {
+        if encryptionRecord != nil, let unlockedCipher {
+            // A context of a pool: the pool's writer unlocked the key already.
+            cipher = try Self.encryptionFailure { try unlockedCipher.duplicate() }
+        } else if let encryptionRecord {
             guard let passphrase = configuration.encryptionKey else { throw StoreError.encryptionKeyRequired }
             (cipher, upgradedRecord) = try encryptionRecord.unlock(with: passphrase)
         }
@@ -190,6 +193,14 @@ extension Store {
             return try value.withUnsafeBytes { try RecordEnvelope.open($0, key: EncryptionRecord.key, cipher: nil, scope: 0) }
         } catch {
             throw StoreError.corruptMetadata(key: "encryption", reason: "damaged record (\(error))")
+        }
+    }
+
+    private static func encryptionFailure<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw StoreError.encryptionFailure(reason: "\(error)")
         }
     }
 

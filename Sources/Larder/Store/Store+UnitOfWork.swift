@@ -30,6 +30,8 @@ extension Store {
         guard !object.isDeleted else {
             throw StoreError.objectDeleted(class: type(of: object).storageName, rowID: object.rowID)
         }
+        // A read-only store could never save the object: say so now, before a rowID is taken.
+        guard !backend.isReadOnly else { throw StoreError.readOnly }
         let entry = try entry(for: type(of: object))
         object.attach(to: self, entry: entry, rowID: try entry.allocateRowID())
         object.hasContent = true
@@ -73,6 +75,7 @@ extension Store {
     /// ```
     public func delete(_ object: StoredObject) throws {
         try checkOwnership(of: object)
+        guard !backend.isReadOnly else { throw StoreError.readOnly }
         guard let entry = object.entry, !object.isBeingDeleted else { return }
         // Marked before the rules run, so that a rule reaching this object again stops there.
         // The rules cannot throw: nothing below fails once the mark is set.

@@ -77,6 +77,8 @@ public final class Store {
     internal var referenceObserver: ((ClassEntry, UInt64) -> Void)?
     @exclusivity(unchecked) internal private(set) var isDissolvingRelationships = false
     @exclusivity(unchecked) internal private(set) var isClosed = false
+    /// A context of a ``StorePool``: the pool closes it, and it cannot be rekeyed.
+    internal var belongsToPool = false
 
     /// The metadata table: format version and class registry.
     internal static let metadataTable = "_store"
@@ -113,6 +115,19 @@ public final class Store {
     public init(backend: any Backend, configuration: Configuration) throws {
         self.backend = backend
         try openMetadata(configuration)
+    }
+
+    /// Opens a store on `backend` with the cipher `unlockedCipher` already unlocked for it (a
+    /// copy is used), so that the key is not derived again: the contexts of a ``StorePool``.
+    /// With `seed`, its metadata is taken instead of read (``ContextSeed``).
+    internal init(backend: any Backend, configuration: Configuration, unlockedCipher: RecordCipher?,
+                  seed: ContextSeed? = nil) throws {
+        self.backend = backend
+        if let seed {
+            try adoptMetadata(of: seed, configuration: configuration, unlockedCipher: unlockedCipher)
+        } else {
+            try openMetadata(configuration, unlockedCipher: unlockedCipher)
+        }
     }
 
     /// Opens (or creates) the store directory at `path` with a ``TokyoCabinetBackend``.
@@ -211,6 +226,7 @@ public final class Store {
     /// ```
     public func close() throws {
         guard !isClosed else { return }
+        guard !belongsToPool else { throw StoreError.unavailableInPool(operation: "close()") }
         guard !hasUnsavedChanges else { throw StoreError.unsavedChanges }
         // RowIDs handed out and dropped since the last save are recorded, never reused.
         if !backend.isReadOnly && entriesByType.values.contains(where: \.needsRecordWrite) {

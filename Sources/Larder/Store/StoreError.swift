@@ -65,6 +65,10 @@ public enum StoreError: Error, Equatable, Sendable {
     case closed
     /// The store was opened read-only: it cannot be changed.
     case readOnly
+    /// The operation cannot run on a context of a ``StorePool`` (closing it, or a rekey, which
+    /// the pool's readers could not follow): close the pool, or use a ``Store`` while no pool
+    /// has the store open.
+    case unavailableInPool(operation: String)
     /// The store is encrypted and no key was given (or a record is encrypted and the store
     /// has no key).
     case encryptionKeyRequired
@@ -134,6 +138,7 @@ extension StoreError: CustomStringConvertible {
         case let .corruptTextIndex(name, reason): return "the full-text index of \(name) is damaged: \(reason)"
         case let .invalidBufferName(name): return "invalid buffer name '\(name)'"
         case .saveDuringEnumeration: return "saveChanges() cannot run inside forEachObject"
+        case let .unavailableInPool(operation): return "\(operation) cannot run on a context of a StorePool"
         case .saveDuringObservation: return "an observation's fetch cannot save or write a named buffer"
         case let .objectHasUnsavedChanges(name, rowID): return "\(name) \(rowID) has changes not saved: save or discard them first"
         case .unsavedChanges: return "the store has unsaved changes: save or discard them before closing"

@@ -36,6 +36,16 @@ final class TemporaryDirectory {
         return store
     }
 
+    /// A pool on this directory (or in its memory) with `types` registered.
+    func openPool(_ types: [StoredObject.Type], configuration: Store.Configuration = .init(durability: .noSync),
+                  maximumReaderCount: Int = StorePool.defaultMaximumReaderCount) throws -> StorePool {
+        guard let memory else {
+            return try StorePool(path: path, configuration: configuration, classes: types, maximumReaderCount: maximumReaderCount)
+        }
+        return try StorePool(backend: memory.reopened(), configuration: configuration, classes: types,
+                             maximumReaderCount: maximumReaderCount)
+    }
+
     func file(_ name: String) -> String {
         (path as NSString).appendingPathComponent(name)
     }

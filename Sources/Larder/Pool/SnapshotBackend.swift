@@ -1,0 +1,192 @@
+// SnapshotBackend: the one backend a StorePool's contexts share. Every call into the files is
+// made under one lock (a backend serves one thread at a time); the writer's commit keeps, before
+// it changes a byte, the values its batch overwrites (CommitUndo), so that each read goes on
+// seeing the state of the generation it began at (SnapshotView) while later commits land.
+// Generations count the commits made through the pool; an undo is dropped once no read of an
+// older generation runs.
+
+import Foundation
+import Synchronization
+
+/// The files of a pool, shared by its writer (which reads and writes the newest state through
+/// this backend) and its readers (each through a ``SnapshotView`` of one generation).
+internal final class SnapshotBackend: Backend, @unchecked Sendable {
+    // @unchecked: `base` is only touched under `physical`; the rest is a Mutex or an Atomic.
+
+    private struct State {
+        /// The generation of the last commit that succeeded.
+        var generation: UInt64 = 0
+        /// The undos reads may still need, oldest first; one whose generation is above
+        /// `generation` belongs to a commit that threw (merged into the next).
+        var undos: [CommitUndo] = []
+        /// How many reads run at each generation.
+        var readers: [UInt64: Int] = [:]
+
+        /// Drops the undos no read needs: a read of generation g needs those above g.
+        mutating func prune() {
+            let floor = readers.keys.min() ?? generation
+            undos.removeAll { $0.generation <= floor }
+        }
+    }
+
+    private let base: any Backend
+    /// Held around every call into `base`. Recursive: a read's body may read again.
+    private let physical = NSRecursiveLock()
+    private let state = Mutex(State())
+    /// The newest generation an undo was kept for: a read of it or later needs no lookup.
+    private let newestUndo = Atomic<UInt64>(0)
+
+    init(base: any Backend) {
+        self.base = base
+    }
+
+    /// The generation of the newest commit.
+    var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// How many undos are kept (for the tests: none once no read runs).
+    var keptUndoCount: Int { state.withLock { $0.undos.count } }
+
+    /// Registers a read of the newest generation, returned; ``endRead(_:)`` ends it.
+    func beginRead() -> UInt64 {
+        state.withLock { state in
+            state.readers[state.generation, default: 0] += 1
+            return state.generation
+        }
+    }
+
+    /// Ends a read begun at `generation`, dropping the undos only it needed.
+    func endRead(_ generation: UInt64) {
+        state.withLock { state in
+            let left = (state.readers[generation] ?? 1) - 1
+            state.readers[generation] = left > 0 ? left : nil
+            state.prune()
+        }
+    }
+
+    /// Runs `body` with the files, under the lock.
+    func withFiles<R>(_ body: (any Backend) throws -> R) rethrows -> R {
+        physical.lock()
+        defer { physical.unlock() }
+        return try body(base)
+    }
+
+    /// `key`'s value in `table` as a read of `generation` must see it, when a later commit
+    /// changed it; nil when the files hold it. Called under the lock, so that no commit starts
+    /// between this look-up and the read of the files.
+    func beforeImage(of key: [UInt8], in table: String, at generation: UInt64) -> CommitUndo.BeforeImage? {
+        guard newestUndo.load(ordering: .relaxed) > generation else { return nil }
+        return state.withLock { state in
+            for undo in state.undos where undo.generation > generation {
+                if let image = undo.beforeImage(of: key, in: table) { return image }
+            }
+            return nil
+        }
+    }
+
+    /// Every key of `table` a commit after `generation` changed, with its value at
+    /// `generation` (the earliest before-image). Called under the lock.
+    func overlay(of table: String, at generation: UInt64) -> [[UInt8]: CommitUndo.BeforeImage] {
+        guard newestUndo.load(ordering: .relaxed) > generation else { return [:] }
+        return state.withLock { state in
+            var overlay: [[UInt8]: CommitUndo.BeforeImage] = [:]
+            for undo in state.undos where undo.generation > generation && undo.touches(table) {
+                overlay.merge(undo.images(in: table)) { earlier, _ in earlier }
+            }
+            return overlay
+        }
+    }
+
+    // MARK: Backend (the writer's view: the newest state)
+
+    func readValue(forKey key: [UInt8], in table: String, _ body: (UnsafeRawBufferPointer?) throws -> Void) throws {
+        try withFiles { try $0.readValue(forKey: key, in: table, body) }
+    }
+
+    func readValues(forKeys keys: [[UInt8]], in table: String, _ body: (Int, UnsafeRawBufferPointer?) throws -> Void) throws {
+        try withFiles { try $0.readValues(forKeys: keys, in: table, body) }
+    }
+
+    func withValuesInPlace(forKeys keys: [[UInt8]], in table: String,
+                           _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void) throws -> Bool {
+        try withFiles { try $0.withValuesInPlace(forKeys: keys, in: table, body) }
+    }
+
+    func withRecordsInPlace(in table: String,
+                            _ body: ([(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) throws -> Void) throws -> Bool {
+        try withFiles { try $0.withRecordsInPlace(in: table, body) }
+    }
+
+    func declareOrderedTable(_ table: String) {
+        withFiles { $0.declareOrderedTable(table) }
+    }
+
+    func forEachRecord(in table: String,
+                       _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try withFiles { try $0.forEachRecord(in: table, body) }
+    }
+
+    func forEachRecord(in table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+                       _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try withFiles { try $0.forEachRecord(in: table, from: start, through: end, reverse: reverse, body) }
+    }
+
+    func forEachRecord(in table: String, holding start: [UInt8], through end: [UInt8]?,
+                       _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try withFiles { try $0.forEachRecord(in: table, holding: start, through: end, body) }
+    }
+
+    func recordCount(in table: String) throws -> Int {
+        try withFiles { try $0.recordCount(in: table) }
+    }
+
+    /// Commits `batch`. While reads of older generations run, the values it overwrites are
+    /// kept first (one read of each key it replaces or removes; a key it inserts had none);
+    /// with no read running the generation moves on before the files change, so a read that
+    /// begins meanwhile waits for the lock and sees the new state whole.
+    func apply(_ batch: WriteBatch) throws {
+        physical.lock()
+        defer { physical.unlock() }
+        let keepsImages = state.withLock { state in
+            let pendingFailed = state.undos.last.map { $0.generation > state.generation } ?? false
+            guard state.readers.isEmpty && !pendingFailed else { return true }
+            state.generation += 1
+            return false
+        }
+        guard keepsImages else { return try base.apply(batch) }
+        var undo = CommitUndo(generation: generation + 1)
+        for table in batch.tables {
+            try batch.forEachOperation(in: table) { kind, key, _ in
+                let key = Array(key)
+                guard kind != .insert else { return undo.keep(.init(bytes: nil), of: key, in: table) }
+                var bytes: [UInt8]?
+                try base.readValue(forKey: key, in: table) { bytes = $0.map { Array($0) } }
+                undo.keep(.init(bytes: bytes), of: key, in: table)
+            }
+        }
+        state.withLock { state in
+            if let failed = state.undos.last, failed.generation == undo.generation {
+                undo.absorb(failed)
+                state.undos.removeLast()
+            }
+            state.undos.append(undo)
+        }
+        newestUndo.store(undo.generation, ordering: .relaxed)
+        // A commit that throws keeps its undo (the files may hold part of it): reads go on
+        // seeing the generation before it, and the next commit takes its images over.
+        try base.apply(batch)
+        state.withLock { state in
+            state.generation = undo.generation
+            state.prune()
+        }
+    }
+
+    func close() throws {
+        try withFiles { try $0.close() }
+    }
+
+    func compact() throws {
+        try withFiles { try $0.compact() }
+    }
+
+    var isReadOnly: Bool { base.isReadOnly }
+}

@@ -1,0 +1,212 @@
+// StorePool: a store for Swift concurrency, after GRDB's DatabasePool. One writer context, used
+// by one `write` at a time in call order on a queue of its own; read contexts, each used by one
+// `read` at a time, in parallel with other reads and with the writer. All share one set of open
+// files (SnapshotBackend): a read sees the generation that was newest when it began, whole, for
+// its whole closure, while commits land beside it. Closures take a Store and return Sendable
+// values: live objects cannot leave them.
+
+import Foundation
+import Synchronization
+
+/// A store shared across tasks: concurrent reads, serialized writes, each on a ``Store``
+/// context of its own.
+///
+/// ```swift
+/// let pool = try StorePool(path: "/tmp/music.larder", classes: [Song.self, Playlist.self])
+/// try await pool.write { store in
+///     let song = Song()
+///     song.title = "So What"
+///     try store.insert(song)
+/// }                                             // saved when the closure returns
+/// let titles = try await pool.read { store in   // runs beside other reads and the writer
+///     try store.allObjects(of: Song.self).map(\.title)
+/// }
+/// ```
+///
+/// A read sees the last save committed when it began, whole, and keeps seeing it until its
+/// closure returns, however many saves land meanwhile. Its store is read-only: inserting,
+/// deleting or saving throws ``StoreError/readOnly``, and a property it sets is forgotten
+/// when the closure returns. Writes run one at a time, in the order they were called, on a
+/// queue of the pool's own (a commit's disk flushes never hold up the tasks' threads); each is
+/// one atomic ``Store/saveChanges()`` when its closure returns, or nothing if it throws.
+///
+/// A ``Store`` stays the tool for one thread; a pool opens the store's directory as a store
+/// does (one pool or store per directory per process).
+public final class StorePool: Sendable {
+    /// Read contexts a pool keeps unless told otherwise (as GRDB's `maximumReaderCount`).
+    public static let defaultMaximumReaderCount = 8
+
+    private let files: SnapshotBackend
+    private let opening: ContextOpening
+    private let writer: PoolContext
+    private let writeGate = AsyncGate(places: 1)
+    private let readGate: AsyncGate
+    private let idleReaders = Mutex<[PoolContext]>([])
+    /// The writer's saved metadata after the last write (ContextSeed).
+    private let seed: Mutex<ContextSeed>
+    private let writeQueue = DispatchQueue(label: "Larder.StorePool.writer")
+    private let closed = Atomic(false)
+
+    /// Opens (or creates) the store directory at `path`, with `classes` registered in every
+    /// context, and at most `maximumReaderCount` reads running at once (more wait their turn).
+    ///
+    /// ```swift
+    /// let pool = try StorePool(path: "/tmp/music.larder", configuration: .init(durability: .noSync),
+    ///                          classes: [Song.self, Playlist.self])
+    /// ```
+    public convenience init(path: String, configuration: Store.Configuration = .init(),
+                            classes: [StoredObject.Type], maximumReaderCount: Int = StorePool.defaultMaximumReaderCount) throws {
+        try self.init(backend: TokyoCabinetBackend(path: path, configuration: configuration.backend),
+                      configuration: configuration, classes: classes, maximumReaderCount: maximumReaderCount)
+    }
+
+    /// Opens a pool on `backend`, which it owns from now on (use it no other way).
+    ///
+    /// ```swift
+    /// let pool = try StorePool(backend: MemoryBackend(), classes: [Song.self])
+    /// ```
+    public init(backend: any Backend, configuration: Store.Configuration = .init(),
+                classes: [StoredObject.Type], maximumReaderCount: Int = StorePool.defaultMaximumReaderCount) throws {
+        files = SnapshotBackend(base: backend)
+        let store = try Store(backend: files, configuration: configuration)
+        for type in classes { try store.register(type) }
+        store.belongsToPool = true
+        writer = PoolContext(store: store, generation: 0)
+        opening = try ContextOpening(configuration: configuration, classes: classes, cipher: store.cipher)
+        readGate = AsyncGate(places: maximumReaderCount)
+        seed = Mutex(store.contextSeed(generation: files.generation))
+    }
+
+    deinit {
+        writer.store.belongsToPool = false
+        writer.store.discardChanges()
+        try? writer.store.close()
+    }
+
+    /// Runs `body` on a read context showing the last committed save, in parallel with other
+    /// reads and with the writer, and returns its result. The store is read-only; changes made
+    /// to its objects are discarded when `body` returns. Waits for a context when
+    /// `maximumReaderCount` reads run; a task cancelled while it waits throws
+    /// `CancellationError`.
+    ///
+    /// ```swift
+    /// let count = try await pool.read { try $0.count(of: Song.self) }
+    /// ```
+    @concurrent
+    public func read<T: Sendable>(_ body: @Sendable (Store) throws -> T) async throws -> T {
+        try await withReadContext(body)
+    }
+
+    /// Runs `body` on the writer context once the writes called before it are done, then saves
+    /// what it changed in one atomic save (nothing when it throws, or when the save throws) and
+    /// returns its result. Reads run meanwhile; they see the save once it is committed. A task
+    /// cancelled while it waits its turn throws `CancellationError` and writes nothing; once
+    /// its turn has come the write runs to its end.
+    ///
+    /// ```swift
+    /// let rowID = try await pool.write { store in
+    ///     let song = Song()
+    ///     try store.insert(song)
+    ///     return song.rowID
+    /// }
+    /// ```
+    @concurrent
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Store) throws -> T) async throws -> T {
+        try await writeGate.enter()
+        defer { writeGate.leave() }
+        try checkOpen()
+        return try await withCheckedThrowingContinuation { continuation in
+            writeQueue.async { [self] in
+                let result = Result { try writer.runSaving(body) }
+                // Saved or not, the writer's saved state is the newest generation's.
+                let newest = writer.store.contextSeed(generation: files.generation)
+                seed.withLock { $0 = newest }
+                continuation.resume(with: result)
+            }
+        }
+    }
+
+    /// Every committed save, as ``Store/changes``: one ``StoreChange`` per save made through
+    /// ``write(_:)``, in commit order, from now on.
+    ///
+    /// ```swift
+    /// for await change in pool.changes { print(change.sequence, change.classNames) }
+    /// ```
+    public var changes: AsyncStream<StoreChange> { changes(bufferSize: 256) }
+
+    /// ``changes`` with a buffer of `bufferSize` changes for a slow reader (beyond it, a gap
+    /// marker), as ``Store/changes(bufferSize:)``.
+    ///
+    /// ```swift
+    /// let feed = pool.changes(bufferSize: 16)
+    /// ```
+    public func changes(bufferSize: Int) -> AsyncStream<StoreChange> {
+        writer.store.changeFeed.subscribe(bufferSize: bufferSize)
+    }
+
+    /// Closes the pool once the running reads and writes are done: reads and writes called
+    /// after throw ``StoreError/closed``, and the change feeds finish.
+    ///
+    /// ```swift
+    /// try await pool.close()
+    /// ```
+    public func close() async throws {
+        try await writeGate.enter()
+        defer { writeGate.leave() }
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let writer = self.writer
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writeQueue.async {
+                continuation.resume(with: Result {
+                    writer.store.belongsToPool = false
+                    try writer.store.close()
+                })
+            }
+        }
+        idleReaders.withLock { $0.removeAll() }
+    }
+
+    // MARK: Internal
+
+    /// The generation of the newest commit (for the tests).
+    internal var generation: UInt64 { files.generation }
+
+    /// How many undos the files keep (for the tests: none once no read runs).
+    internal var keptUndoCount: Int { files.keptUndoCount }
+
+    /// Free and waiting places of the read and write gates (for the tests: nothing leaks).
+    internal var gateCounts: (reads: (free: Int, waiting: Int), writes: (free: Int, waiting: Int)) {
+        (readGate.counts, writeGate.counts)
+    }
+
+    /// Runs `body` on a read context: the work of ``read(_:)``, for closures the pool's own
+    /// code passes (an observation's, which notes what it reads).
+    internal func withReadContext<T>(_ body: (Store) throws -> T) async throws -> T {
+        try await readGate.enter()
+        defer { readGate.leave() }
+        try checkOpen()
+        let generation = files.beginRead()
+        defer { files.endRead(generation) }
+        let context = try readContext(at: generation)
+        defer { idleReaders.withLock { $0.append(context) } }
+        return try context.run(body)
+    }
+
+    // MARK: Private
+
+    private func checkOpen() throws {
+        if closed.load(ordering: .acquiring) { throw StoreError.closed }
+    }
+
+    /// An idle context of `generation`, or a new one: a context of an older generation holds
+    /// objects and pages of that state, and is dropped.
+    private func readContext(at generation: UInt64) throws -> PoolContext {
+        let idle = idleReaders.withLock { idle -> PoolContext? in
+            if let index = idle.lastIndex(where: { $0.generation == generation }) { return idle.remove(at: index) }
+            idle.removeAll { $0.generation < generation }
+            return nil
+        }
+        if let idle { return idle }
+        return try opening.open(SnapshotView(shared: files, generation: generation), seed: seed.withLock { $0 })
+    }
+}
