@@ -36,20 +36,10 @@ private final class Latch: Sendable {
     func release() { released.signal() }
 }
 
-/// A value tasks share.
-private final class Shared<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-
-    init(_ value: Value) { self.value = Mutex(value) }
-
-    var current: Value { value.withLock { $0 } }
-
-    func update(_ body: (inout Value) -> Void) { value.withLock { body(&$0) } }
-}
-
-/// Waits until `condition` holds, up to 60 s of clock time (a guard against a hang only).
+/// Waits until `condition` holds, up to 300 s of clock time (a guard against a hang only: see
+/// ObservedValues).
 private func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(60)
+    let deadline = Date().addingTimeInterval(300)
     while !condition() {
         if Date() > deadline { return false }
         try? await Task.sleep(nanoseconds: 1_000_000)
@@ -354,6 +344,37 @@ private func eventually(_ condition: () -> Bool) async -> Bool {
         #expect(throws: StoreError.wrongEncryptionKey) {
             _ = try directory.openStore(model, configuration: .quickKey("wrong"))
         }
+    }
+
+    @Test func aContextOpenedFromTheWritersMetadataEqualsOneOpenedFromTheFiles() async throws {
+        let directory = TemporaryDirectory("pool-seed")
+        let pool = try directory.openPool(model + [Note.self])
+        for _ in 1 ... 5 { _ = try await pool.write { try CounterState.increment(in: $0) } }
+        try await pool.write { store in
+            try store.insert(Song(title: "So What", seconds: 545))
+            try store.insert(Song(title: "Blue in Green", seconds: 337))
+            try store.setDataBuffer(DataBuffer(), forName: "note")
+            let note = Note()
+            note.text = "first"
+            try store.insert(note)
+        }
+        try await pool.write { store in
+            try store.delete(try #require(try store.object(of: Song.self, rowID: 1)))
+            try #require(try store.object(of: Note.self, rowID: 1)).text = "second"
+        }
+        let seeded = try pool.newReadContext(seeded: true)
+        let read = try pool.newReadContext(seeded: false)
+        #expect(seeded.records == read.records)
+        #expect(seeded.records.count == 4)
+        #expect(seeded.namedBufferCount == read.namedBufferCount)
+        #expect(seeded.changeLog == read.changeLog)
+        #expect(seeded.changeLog.sequence == 8)
+        #expect(seeded.historyCounts == read.historyCounts)
+        #expect(seeded.historyCounts["Note"] == 2)
+        for type in model + [Note.self] {
+            #expect(try seeded.count(of: type) == read.count(of: type))
+        }
+        #expect(try seeded.count(of: Song.self) == 1)
     }
 
     @Test func aClosedPoolRefusesWork() async throws {

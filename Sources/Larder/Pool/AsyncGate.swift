@@ -37,6 +37,7 @@ internal final class AsyncGate: Sendable {
     /// Takes a place, waiting for one in turn; throws CancellationError, holding none, when the
     /// task is cancelled before it gets one.
     func enter() async throws {
+        try Task.checkCancellation()
         let id: UInt64? = state.withLock { state in
             if state.free > 0 && state.waiters.isEmpty {
                 state.free -= 1

@@ -179,6 +179,14 @@ public final class StorePool: Sendable {
         (readGate.counts, writeGate.counts)
     }
 
+    /// A new read context of the newest generation, opened from the writer's saved metadata or
+    /// from the files (for the tests, which compare the two). No write may run meanwhile.
+    internal func newReadContext(seeded: Bool) throws -> Store {
+        let view = SnapshotView(shared: files, generation: files.generation)
+        let seed = seeded ? seed.withLock { $0 } : writer.store.contextSeed(generation: .max)
+        return try opening.open(view, seed: seed).store
+    }
+
     /// Runs `body` on a read context: the work of ``read(_:)``, for closures the pool's own
     /// code passes (an observation's, which notes what it reads).
     internal func withReadContext<T>(_ body: (Store) throws -> T) async throws -> T {

@@ -1,0 +1,54 @@
+// AsyncGate: places are taken first come, first served; a waiter gets the place its turn brings
+// and no other; a task cancelled while it waits, or before it asks, throws and holds nothing.
+
+import Foundation
+import Testing
+@testable import Larder
+
+@Suite struct AsyncGateTests {
+    @Test func waitersGetPlacesInTheOrderTheyAsked() async throws {
+        let gate = AsyncGate(places: 2)
+        try await gate.enter()
+        try await gate.enter()
+        #expect(gate.counts.free == 0)
+        let order = Shared<[Int]>([])
+        var waiters: [Task<Void, any Error>] = []
+        for number in 1 ... 4 {
+            waiters.append(Task {
+                try await gate.enter()
+                order.update { $0.append(number) }
+            })
+            while gate.counts.waiting < number { await Task.yield() }
+        }
+        for _ in 1 ... 4 {
+            let before = order.current.count
+            gate.leave()
+            while order.current.count == before { await Task.yield() }
+        }
+        for waiter in waiters { try await waiter.value }
+        #expect(order.current == [1, 2, 3, 4])
+        #expect(gate.counts.free == 0 && gate.counts.waiting == 0)
+        gate.leave()
+        gate.leave()
+        #expect(gate.counts.free == 2)
+    }
+
+    @Test func aCancelledWaiterHoldsNothing() async throws {
+        let gate = AsyncGate(places: 1)
+        try await gate.enter()
+        let waiter = Task { try await gate.enter() }
+        while gate.counts.waiting < 1 { await Task.yield() }
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await gate.enter()
+        }
+        await #expect(throws: CancellationError.self) { try await early.value }
+        #expect(gate.counts.free == 0 && gate.counts.waiting == 0)
+        gate.leave()
+        #expect(gate.counts.free == 1)
+        try await gate.enter()
+        #expect(gate.counts.free == 0)
+    }
+}
