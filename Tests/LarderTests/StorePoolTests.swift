@@ -377,6 +377,27 @@ private func eventually(_ condition: () -> Bool) async -> Bool {
         #expect(try seeded.count(of: Song.self) == 1)
     }
 
+    @Test func closingWaitsForTheRunningReads() async throws {
+        let directory = TemporaryDirectory("pool-close-read")
+        let pool = try directory.openPool(model)
+        try await pool.write { try $0.insert(Song(title: "So What", seconds: 545)) }
+        let latch = Latch()
+        let read = Task {
+            try await pool.read { store -> String? in
+                latch.hold()
+                return try store.object(of: Song.self, rowID: 1)?.title
+            }
+        }
+        await latch.waitUntilHeld()
+        let closing = Task { try await pool.close() }
+        // close() takes the read places the running read does not hold, then waits for it.
+        #expect(await eventually { pool.gateCounts.reads.waiting == 1 })
+        latch.release()
+        #expect(try await read.value == "So What")
+        try await closing.value
+        await #expect(throws: StoreError.closed) { try await pool.read { try $0.count(of: Song.self) } }
+    }
+
     @Test func aClosedPoolRefusesWork() async throws {
         let directory = TemporaryDirectory("pool-closed")
         let pool = try directory.openPool(model)

@@ -41,6 +41,7 @@ public final class StorePool: Sendable {
     private let writer: PoolContext
     private let writeGate = AsyncGate(places: 1)
     private let readGate: AsyncGate
+    private let maximumReaderCount: Int
     private let idleReaders = Mutex<[PoolContext]>([])
     /// The writer's saved metadata after the last write (ContextSeed).
     private let seed: Mutex<ContextSeed>
@@ -73,7 +74,8 @@ public final class StorePool: Sendable {
         store.belongsToPool = true
         writer = PoolContext(store: store, generation: 0)
         opening = try ContextOpening(configuration: configuration, classes: classes, cipher: store.cipher)
-        readGate = AsyncGate(places: maximumReaderCount)
+        self.maximumReaderCount = max(1, maximumReaderCount)
+        readGate = AsyncGate(places: self.maximumReaderCount)
         seed = Mutex(store.contextSeed(generation: files.generation))
     }
 
@@ -153,7 +155,19 @@ public final class StorePool: Sendable {
     public func close() async throws {
         try await writeGate.enter()
         defer { writeGate.leave() }
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !closed.load(ordering: .acquiring) else { return }
+        // Every read place, so that the running reads end before the files close; the reads
+        // waiting behind them then find the pool closed.
+        for taken in 0 ..< maximumReaderCount {
+            do {
+                try await readGate.enter()
+            } catch {
+                for _ in 0 ..< taken { readGate.leave() }
+                throw error
+            }
+        }
+        defer { for _ in 0 ..< maximumReaderCount { readGate.leave() } }
+        closed.store(true, ordering: .releasing)
         let writer = self.writer
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             writeQueue.async {
