@@ -5,8 +5,6 @@
 // finishes every stream. The Store is not Sendable; the feed and its subscribers are, so the
 // streams can be read from any task.
 
-import Synchronization
-
 /// The subscribers to one store's (or collection's) changes.
 package final class ChangeFeed<Change: FeedElement>: Sendable {
     private struct State {
@@ -15,7 +13,7 @@ package final class ChangeFeed<Change: FeedElement>: Sendable {
         var isFinished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     package init() {}
 

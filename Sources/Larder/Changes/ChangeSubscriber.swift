@@ -5,8 +5,6 @@
 // next change it gets. Markers take no place in the bound (so the queue holds at most
 // 2 × bufferSize + 1 entries: a marker is never followed by another).
 
-import Synchronization
-
 /// The queue of one subscriber to a store's changes.
 package final class ChangeSubscriber<Change: FeedElement>: Sendable {
     private struct State {
@@ -39,7 +37,7 @@ package final class ChangeSubscriber<Change: FeedElement>: Sendable {
 
     /// Commits kept for a reader that is behind, gap markers aside.
     let bufferSize: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(bufferSize: Int) {
         self.bufferSize = max(1, bufferSize)

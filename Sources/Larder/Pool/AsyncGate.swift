@@ -4,8 +4,6 @@
 // to the first waiter. A StorePool keeps one of a single place for its writer and one for its
 // readers' contexts.
 
-import Synchronization
-
 /// First-come, first-served places for tasks, with cancellation.
 internal final class AsyncGate: Sendable {
     private struct Waiter {
@@ -23,10 +21,10 @@ internal final class AsyncGate: Sendable {
         var cancelledEarly: Set<UInt64> = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(places: Int) {
-        state = Mutex(State(free: max(1, places)))
+        state = Locked(State(free: max(1, places)))
     }
 
     /// How many places are free and how many tasks wait (for the tests: nothing leaks).

@@ -5,7 +5,7 @@
 
 /// A ``Store`` owned by a ``StorePool``, used by one task at a time.
 internal final class PoolContext: @unchecked Sendable {
-    // @unchecked: the pool hands a context to one task at a time (AsyncGate, then a Mutex'd
+    // @unchecked: the pool hands a context to one task at a time (AsyncGate, then a locked
     // list of idle contexts, whose lock orders each hand-over).
 
     let store: Store

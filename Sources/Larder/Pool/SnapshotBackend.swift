@@ -11,7 +11,7 @@ import Synchronization
 /// The files of a pool, shared by its writer (which reads and writes the newest state through
 /// this backend) and its readers (each through a ``SnapshotView`` of one generation).
 internal final class SnapshotBackend: Backend, @unchecked Sendable {
-    // @unchecked: `base` is only touched under `physical`; the rest is a Mutex or an Atomic.
+    // @unchecked: `base` is only touched under `physical`; the rest is Locked or an Atomic.
 
     private struct State {
         /// The generation of the last commit that succeeded.
@@ -32,7 +32,7 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     private let base: any Backend
     /// Held around every call into `base`. Recursive: a read's body may read again.
     private let physical = NSRecursiveLock()
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The newest generation an undo was kept for: a read of it or later needs no lookup.
     private let newestUndo = Atomic<UInt64>(0)
 

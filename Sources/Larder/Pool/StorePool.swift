@@ -42,9 +42,9 @@ public final class StorePool: Sendable {
     private let writeGate = AsyncGate(places: 1)
     private let readGate: AsyncGate
     private let maximumReaderCount: Int
-    private let idleReaders = Mutex<[PoolContext]>([])
+    private let idleReaders = Locked<[PoolContext]>([])
     /// The writer's saved metadata after the last write (ContextSeed).
-    private let seed: Mutex<ContextSeed>
+    private let seed: Locked<ContextSeed>
     private let writeQueue = DispatchQueue(label: "Larder.StorePool.writer")
     private let closed = Atomic(false)
 
@@ -76,7 +76,7 @@ public final class StorePool: Sendable {
         opening = try ContextOpening(configuration: configuration, classes: classes, cipher: store.cipher)
         self.maximumReaderCount = max(1, maximumReaderCount)
         readGate = AsyncGate(places: self.maximumReaderCount)
-        seed = Mutex(store.contextSeed(generation: files.generation))
+        seed = Locked(store.contextSeed(generation: files.generation))
     }
 
     deinit {
