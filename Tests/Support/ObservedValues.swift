@@ -6,41 +6,44 @@
 // runs for minutes) can keep both of a 2-core machine's task threads busy, and a reader that has
 // not run yet is not a value missing (a documents observation once waited over 60 s for one).
 
-import Synchronization
+import Foundation
 
 /// The values a task read from a stream, and how it ended.
-public final class ObservedValues<Value: Sendable>: Sendable {
+public final class ObservedValues<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `state` is only touched under `lock` (a pthread mutex, which ThreadSanitizer
+    // sees: `make thread-sanitizer` runs the suites that use this).
     private struct State {
         var values: [Value] = []
         var error: (any Error)?
         var isFinished = false
     }
 
-    private let state = Mutex(State())
+    private let lock = NSLock()
+    private var state = State()
 
     /// Starts a task that reads `stream` to its end.
     public init(_ stream: AsyncThrowingStream<Value, any Error>) {
         Task { [self] in
             do {
-                for try await value in stream { state.withLock { $0.values.append(value) } }
+                for try await value in stream { withState { $0.values.append(value) } }
             } catch {
-                state.withLock { $0.error = error }
+                withState { $0.error = error }
             }
-            state.withLock { $0.isFinished = true }
+            withState { $0.isFinished = true }
         }
     }
 
     /// Starts a task that reads `stream` (which cannot fail) to its end.
     public init(_ stream: AsyncStream<Value>) {
         Task { [self] in
-            for await value in stream { state.withLock { $0.values.append(value) } }
-            state.withLock { $0.isFinished = true }
+            for await value in stream { withState { $0.values.append(value) } }
+            withState { $0.isFinished = true }
         }
     }
 
-    public var values: [Value] { state.withLock { $0.values } }
-    public var error: (any Error)? { state.withLock { $0.error } }
-    public var isFinished: Bool { state.withLock { $0.isFinished } }
+    public var values: [Value] { withState { $0.values } }
+    public var error: (any Error)? { withState { $0.error } }
+    public var isFinished: Bool { withState { $0.isFinished } }
 
     /// Waits until `count` values came (true), or the deadline passed (false).
     public func waitFor(count: Int) async -> Bool {
@@ -55,9 +58,15 @@ public final class ObservedValues<Value: Sendable>: Sendable {
     private func wait(until condition: (State) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(300)
         while ContinuousClock.now < deadline {
-            if state.withLock({ condition($0) }) { return true }
+            if withState({ condition($0) }) { return true }
             try? await Task.sleep(for: .milliseconds(1))
         }
-        return state.withLock { condition($0) }
+        return withState { condition($0) }
+    }
+
+    private func withState<R>(_ body: (inout State) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
     }
 }
