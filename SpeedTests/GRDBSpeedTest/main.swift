@@ -288,6 +288,7 @@ do {
     case .queries: throw Failure("Queries runs on Larder (objects and documents) and SQLite only")
     case .encryption: throw Failure("Encryption measures Larder's own encryption: Larder only")
     case .changes: throw Failure("Changes measures Larder's change feed and history: Larder only")
+    case .concurrency: try concurrency()
     }
 } catch {
     FileHandle.standardError.write(Data("GRDBSpeedTest: \(error)\n".utf8))

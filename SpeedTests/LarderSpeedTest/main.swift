@@ -194,6 +194,7 @@ do {
     case .queries: try queries()
     case .encryption: try encryption()
     case .changes: try changes()
+    case .concurrency: try concurrency()
     }
 } catch {
     FileHandle.standardError.write(Data("LarderSpeedTest: \(error)\n".utf8))

@@ -1,4 +1,5 @@
 // Reporting a phase measured by hand (e.g. a total over rounds) in the RESULT line format.
+// Times have nanosecond digits: Concurrency reports a time per read, a few microseconds.
 
 import Foundation
 
@@ -12,8 +13,8 @@ extension SpeedReporter {
     public func report(phase: String, wall: Double, cpu: Double, sizeBytes: Int, count: Int, check: String) {
         let fields = [
             "engine=\(engine)", "workload=\(arguments.workload.rawValue)", "phase=\(phase)",
-            "durability=\(arguments.durability)", "wall=\(String(format: "%.6f", wall))",
-            "cpu=\(String(format: "%.6f", cpu))", "rss_kb=\(Self.peakRSSKilobytes())",
+            "durability=\(arguments.durability)", "wall=\(String(format: "%.9f", wall))",
+            "cpu=\(String(format: "%.9f", cpu))", "rss_kb=\(Self.peakRSSKilobytes())",
             "size_bytes=\(sizeBytes)", "count=\(count)",
             "check=\(check.replacingOccurrences(of: " ", with: "_"))",
         ]

@@ -29,6 +29,10 @@ public enum Workload: String, CaseIterable, Sendable {
     /// Larder only: ComplexInsert rounds and SimpleUpdate's save in a plain store, one with an
     /// active change-feed subscriber, and one whose songs keep history (their costs).
     case changes = "Changes"
+    /// Throughput of 1 and 2 concurrent readers (point reads, reads of 20 consecutive songs),
+    /// with and without a writer saving in a loop: Larder's StorePool against GRDB's
+    /// DatabasePool (see ConcurrencyRun).
+    case concurrency = "Concurrency"
 }
 
 /// Sizes at SCALE=1 (BNRPersistence's), scaled.
@@ -55,6 +59,12 @@ public struct WorkloadSizes: Sendable {
     public var querySongs: Int { scaled(1_000_000) }
     /// Songs in each store of Encryption (300,000).
     public var encryptionSongs: Int { scaled(300_000) }
+    /// Songs in the Concurrency store (100,000).
+    public var concurrencySongs: Int { max(ConcurrencyRun.Operation.fetch20.length, scaled(100_000)) }
+    /// How long each Concurrency scenario runs, in seconds: 1.5 from scale 0.1 up (a rate
+    /// needs no more songs, only time), shorter below so that the smoke test stays quick
+    /// (0.015 s at scale 0.001).
+    public var concurrencySeconds: Double { 1.5 * min(1, scale * 10) }
 }
 
 /// A parsed command line.

@@ -1,0 +1,65 @@
+// Concurrency: GRDB's DatabasePool under 1 and 2 reader tasks, with and without a writer task
+// saving in a loop, as LarderSpeedTest runs it on Larder's StorePool (ConcurrencyRun runs the
+// scenarios). The songs are inserted through a DatabaseQueue in one transaction, untimed; the
+// pool (WAL, synchronous as the other workloads set it, on every connection) opens the database
+// after the queue is closed. Reads and writes are GRDB's async `read` and `write`, the code a
+// GRDB user writes in Swift concurrency.
+
+import Foundation
+import GRDB
+import SpeedSupport
+
+func concurrency() throws {
+    let path = (arguments.directory as NSString).appendingPathComponent("concurrency.sqlite")
+    let songs = sizes.concurrencySongs
+    let dbQueue = try openQueue(path, create: true)
+    try createSchema(dbQueue)
+    try dbQueue.write { db in
+        for i in 1 ... songs {
+            var song = Song(id: nil, title: "Test Song \(i)", seconds: UInt32(i))
+            try song.insert(db)
+        }
+    }
+    try dbQueue.close()
+
+    let synchronous = arguments.durability == "full" ? "FULL" : "OFF"
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous=\(synchronous)") }
+    let dbPool = try DatabasePool(path: path, configuration: configuration)
+    let mode = try dbPool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+    guard mode?.lowercased() == "wal" else { throw Failure("DatabasePool is not in WAL mode (\(mode ?? "?"))") }
+
+    let seconds = sizes.concurrencySeconds
+    let outcomes = try runBlocking {
+        var outcomes: [ConcurrencyRun.Outcome] = []
+        for scenario in ConcurrencyRun.scenarios {
+            outcomes.append(try await ConcurrencyRun.run(scenario, songs: songs, seconds: seconds, read: { first, length in
+                try await dbPool.read { db in
+                    if length == 1 {
+                        guard let song = try Song.fetchOne(db, key: first), !song.title.isEmpty else { return 0 }
+                        return 1
+                    }
+                    // Consecutive rowIDs: a range of the primary key (`id BETWEEN ? AND ?`).
+                    let range = first ... first + Int64(length - 1)
+                    return try Song.filter(range.contains(Column("id"))).fetchAll(db).filter { !$0.title.isEmpty }.count
+                }
+            }, write: { rowID, title in
+                try await dbPool.write { db in
+                    guard var song = try Song.fetchOne(db, key: rowID) else { throw Failure("no song \(rowID) to retitle") }
+                    song.title = title
+                    try song.update(db)
+                }
+            }, title: { rowID in
+                try await dbPool.read { db in try Song.fetchOne(db, key: rowID)?.title }
+            }))
+        }
+        return outcomes
+    }
+    // Checked after the clock: every song is still there.
+    let stored = try dbPool.read { db in try Song.fetchCount(db) }
+    guard stored == songs else { throw Failure("the pool holds \(stored) songs, not \(songs)") }
+    try dbPool.close()
+    for (scenario, outcome) in zip(ConcurrencyRun.scenarios, outcomes) {
+        reporter.reportConcurrency(scenario, outcome, songs: stored, storePath: path)
+    }
+}
