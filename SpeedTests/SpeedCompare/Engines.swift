@@ -13,6 +13,7 @@ let chains: [[Workload]] = [
     [.queries],
     [.encryption],
     [.changes],
+    [.concurrency],
 ]
 let workloadOrder: [Workload] = chains.flatMap { $0 }
 
@@ -22,8 +23,10 @@ func workloads(of engine: String) -> Set<Workload> {
     if engine == "Larder" { return Set(Workload.allCases) }
     // FullText compares with SQLite FTS5, Documents with SQLite's JSON functions, Queries with
     // SQLite's indexes through its C API: no GRDB side. Encryption is Larder's encrypted store
-    // against its plaintext one.
-    let others: Set<Workload> = engine == "GRDB" ? [.fullText, .documents, .queries, .encryption, .changes] : [.encryption, .changes]
+    // against its plaintext one. Concurrency compares Larder's StorePool with GRDB's
+    // DatabasePool: no SQLite side.
+    let others: Set<Workload> = engine == "GRDB" ? [.fullText, .documents, .queries, .encryption, .changes]
+        : [.encryption, .changes, .concurrency]
     return Set(Workload.allCases).subtracting(others)
 }
 

@@ -1,6 +1,6 @@
 // MarkdownReport: RESULTS.md: the run's setting and machine, failures, one summary table per
 // durability, the compaction table, the Queries comparison (QueriesTable), the costs of the
-// change feed and history (ChangesTable), the README summary
+// change feed and history (ChangesTable), StorePool against DatabasePool (ConcurrencyTable), the README summary
 // (ReadmeSummary) and one detail table per durability and workload.
 
 import Foundation
@@ -37,7 +37,7 @@ struct MarkdownReport {
         line("# Larder speed comparison")
         line()
         line("- Date: \(dateFormatter.string(from: started)) (run took \(formatTime(Date().timeIntervalSince(started))))")
-        line("- Scale: \(options.scale) (ComplexInsert: \(sizes.complexRounds) rounds of \(sizes.complexSongs) songs and \(sizes.complexPlaylists) playlists of \(sizes.songsPerPlaylist) songs; SimpleInsert: \(sizes.simpleSongs) songs; PointRead: \(sizes.pointReads) lookups; FullText: \(sizes.fullTextTitles) titles; Queries: \(sizes.querySongs) songs)")
+        line("- Scale: \(options.scale) (ComplexInsert: \(sizes.complexRounds) rounds of \(sizes.complexSongs) songs and \(sizes.complexPlaylists) playlists of \(sizes.songsPerPlaylist) songs; SimpleInsert: \(sizes.simpleSongs) songs; PointRead: \(sizes.pointReads) lookups; FullText: \(sizes.fullTextTitles) titles; Queries: \(sizes.querySongs) songs; Concurrency: \(sizes.concurrencySongs) songs, \(String(format: "%g", sizes.concurrencySeconds)) s per scenario)")
         line("- Repetitions: \(options.repetitions); every number is the median over the repetitions")
         line("- Engines: \(summaries.engines.joined(separator: ", ")); durability: \(options.durabilities.joined(separator: ", "))")
         line("- Machine: `\(uname)`; nproc \(nproc); MemTotal \(memTotal) (\(String(format: "%.1f", memGiB)) GiB)")
@@ -51,8 +51,9 @@ struct MarkdownReport {
             in a fresh directory per engine and repetition, in dependency order (ComplexInsert → ComplexFetch → \
             SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead; FullText; Documents, Larder and \
             SQLite only: LarderDocuments against SQLite's JSON functions; Queries, Larder and SQLite only: Larder's \
-            object queries, and LarderDocuments as its `documents_` phases, against SQLite's indexes); the engine order was rotated \
-            every repetition. Fetches therefore read a store just written (warm page cache) for every engine.
+            object queries, and LarderDocuments as its `documents_` phases, against SQLite's indexes; Concurrency, Larder and \
+            GRDB only: StorePool against DatabasePool, whose phases report the time per read, all readers together); \
+            the engine order was rotated every repetition. Fetches therefore read a store just written (warm page cache) for every engine.
             - Durability `full`: each engine's durable commit (SQLite and GRDB: WAL + `synchronous=FULL`); \
             `nosync`: no fsync (WAL + `synchronous=OFF`).
             - Ratios compare median wall times: `SQLite/Larder` and `GRDB/Larder` > 1 means Larder is faster; \
@@ -135,6 +136,9 @@ struct MarkdownReport {
 
         // Changes: the cost of a change-feed subscriber and of history, with the issue's targets.
         for text in ChangesTable(summaries: summaries).lines { line(text) }
+
+        // Concurrency: StorePool against DatabasePool, readers and a writer, with the issue's targets.
+        for text in ConcurrencyTable(summaries: summaries).lines { line(text) }
 
         // The README's table, as README.md shows it (ReadmeSummary writes it there too).
         if summaries.engines.contains("Larder") {

@@ -13,7 +13,8 @@
 // SimpleFetchStreaming, PointRead (simple store); FullText (Larder and SQLite FTS5 only);
 // Documents (LarderDocuments against SQLite's JSON functions; Larder and SQLite only); Queries
 // (Larder's object queries and LarderDocuments against SQLite's indexes; Larder and SQLite only);
-// Encryption and Changes (Larder only: its encrypted store, its change feed and history).
+// Encryption and Changes (Larder only: its encrypted store, its change feed and history);
+// Concurrency (Larder's StorePool against GRDB's DatabasePool; Larder and GRDB only).
 // Progress goes to stderr.
 
 import Foundation
@@ -120,7 +121,7 @@ print(markdown, terminator: "")
 for key in summaries.groups {
     for engine in engines {
         guard let s = summaries.summary(key, engine) else { continue }
-        print("MEDIAN engine=\(engine) workload=\(key.workload) phase=\(key.phase) durability=\(key.durability) wall=\(String(format: "%.6f", s.wall)) cpu=\(String(format: "%.6f", s.cpu))")
+        print("MEDIAN engine=\(engine) workload=\(key.workload) phase=\(key.phase) durability=\(key.durability) wall=\(String(format: "%.9f", s.wall)) cpu=\(String(format: "%.9f", s.cpu))")
     }
 }
 
