@@ -142,6 +142,29 @@ import Testing
         #expect(sqlite.status != 0)   // Larder only, refused with a reason
     }
 
+    @Test func concurrencyRunsOnStorePoolAndDatabasePool() throws {
+        let directory = Executable.scratchDirectory("speed-concurrency")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // 100 songs, 15 ms a scenario: every task completes at least one read or write.
+        for engine in ["Larder", "GRDB"] {
+            let results = try run(engine, "Concurrency", in: directory + "/" + engine)
+            for operation in ["point", "fetch20"] {
+                for scenario in ["1r", "2r", "1r_w", "2r_w"] {
+                    let phase = result(results, phase: "\(operation)_\(scenario)")
+                    #expect(Int(phase["count"] ?? "") ?? 0 >= (scenario.hasPrefix("2") ? 2 : 1), "\(engine) \(operation)_\(scenario)")
+                    #expect(phase["check"] == "songs_100", "\(engine) \(operation)_\(scenario)")
+                }
+                for scenario in ["1r_w", "2r_w"] {
+                    let writes = result(results, phase: "\(operation)_\(scenario)_writes")
+                    #expect(Int(writes["count"] ?? "") ?? 0 >= 1, "\(engine) \(operation)_\(scenario)_writes")
+                }
+            }
+            #expect(results.count == 12, "\(engine): 8 scenarios and 4 writers' phases")
+        }
+        let sqlite = try Executable.run("SQLiteSpeedTest", ["Concurrency", "--dir", directory, "--scale", Self.scale])
+        #expect(sqlite.status != 0)   // Larder and GRDB only, refused with a reason
+    }
+
     @Test func theTokyoCabinetCeilingRuns() throws {
         let directory = Executable.scratchDirectory("speed-tc")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -171,6 +194,9 @@ import Testing
         // The costs of the change feed and history, with the targets.
         #expect(results.contains("## Change feed and history (Larder)"))
         #expect(results.contains("| keepsHistory, SimpleUpdate |"))
+        // StorePool against DatabasePool, with the targets.
+        #expect(results.contains("## Concurrency: Larder's StorePool against GRDB's DatabasePool"))
+        #expect(results.contains("| point | 2 + writer |"))
         #expect(FileManager.default.fileExists(atPath: out + "/results.svg"))
         #expect(output.text.contains("MEDIAN engine=Larder"))
     }
