@@ -30,9 +30,10 @@ func concurrency() throws {
     guard mode?.lowercased() == "wal" else { throw Failure("DatabasePool is not in WAL mode (\(mode ?? "?"))") }
 
     let seconds = sizes.concurrencySeconds
+    let scenarios = ConcurrencyRun.scenarios
     let outcomes = try runBlocking {
         var outcomes: [ConcurrencyRun.Outcome] = []
-        for scenario in ConcurrencyRun.scenarios {
+        for scenario in scenarios {
             outcomes.append(try await ConcurrencyRun.run(scenario, songs: songs, seconds: seconds, read: { first, length in
                 try await dbPool.read { db in
                     if length == 1 {
@@ -59,7 +60,7 @@ func concurrency() throws {
     let stored = try dbPool.read { db in try Song.fetchCount(db) }
     guard stored == songs else { throw Failure("the pool holds \(stored) songs, not \(songs)") }
     try dbPool.close()
-    for (scenario, outcome) in zip(ConcurrencyRun.scenarios, outcomes) {
+    for (scenario, outcome) in zip(scenarios, outcomes) {
         reporter.reportConcurrency(scenario, outcome, songs: stored, storePath: path)
     }
 }

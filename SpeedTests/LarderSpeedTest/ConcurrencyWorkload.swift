@@ -24,9 +24,10 @@ func concurrency() throws {
     configuration.encryptionKey = ProcessInfo.processInfo.environment["LARDER_ENCRYPTION_KEY"]
     let pool = try StorePool(path: path, configuration: configuration, classes: [Song.self])
     let seconds = sizes.concurrencySeconds
+    let scenarios = ConcurrencyRun.scenarios
     let outcomes = try runBlocking {
         var outcomes: [ConcurrencyRun.Outcome] = []
-        for scenario in ConcurrencyRun.scenarios {
+        for scenario in scenarios {
             outcomes.append(try await ConcurrencyRun.run(scenario, songs: songs, seconds: seconds, read: { first, length in
                 try await pool.read { store in
                     var found = 0
@@ -52,7 +53,7 @@ func concurrency() throws {
     let stored = try runBlocking { try await pool.read { try $0.count(of: Song.self) } }
     guard stored == songs else { throw ConcurrencyFailure("the pool holds \(stored) songs, not \(songs)") }
     try runBlocking { try await pool.close() }
-    for (scenario, outcome) in zip(ConcurrencyRun.scenarios, outcomes) {
+    for (scenario, outcome) in zip(scenarios, outcomes) {
         reporter.reportConcurrency(scenario, outcome, songs: stored, storePath: path)
     }
 }

@@ -30,7 +30,7 @@ struct ConcurrencyTable {
             func scenario(_ operation: ConcurrencyRun.Operation, _ readers: Int, _ writer: Bool) -> ConcurrencyRun.Scenario {
                 ConcurrencyRun.Scenario(operation: operation, readers: readers, writer: writer)
             }
-            guard ConcurrencyRun.scenarios.contains(where: { rate($0.phase, "Larder") != nil || rate($0.phase, "GRDB") != nil })
+            guard ConcurrencyRun.allScenarios.contains(where: { rate($0.phase, "Larder") != nil || rate($0.phase, "GRDB") != nil })
             else { continue }
             if lines.isEmpty {
                 lines += ["## Concurrency: Larder's StorePool against GRDB's DatabasePool", "",
@@ -45,7 +45,7 @@ struct ConcurrencyTable {
             lines += ["Durability \(durability):", "",
                       "| operation | readers | Larder reads/s | GRDB reads/s | Larder/GRDB | Larder writes/s | GRDB writes/s |",
                       "|---|---|---:|---:|---:|---:|---:|"]
-            for scenario in ConcurrencyRun.scenarios {
+            for scenario in ConcurrencyRun.allScenarios {
                 let larder = rate(scenario.phase, "Larder"), grdb = rate(scenario.phase, "GRDB")
                 var versus = "–"
                 if let larder, let grdb { versus = formatRatio(larder / grdb) + mark(larder / grdb >= Self.versusGRDBTarget) }

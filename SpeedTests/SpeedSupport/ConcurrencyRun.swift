@@ -52,8 +52,16 @@ public enum ConcurrencyRun {
 
     /// Every scenario, in the order they run: for each operation, 1 and 2 readers, then the
     /// same with the writer.
-    public static let scenarios: [Scenario] = Operation.allCases.flatMap { operation in
+    public static let allScenarios: [Scenario] = Operation.allCases.flatMap { operation in
         [(1, false), (2, false), (1, true), (2, true)].map { Scenario(operation: operation, readers: $0.0, writer: $0.1) }
+    }
+
+    /// The scenarios a run runs: all of them, or with `CONCURRENCY_PHASES=point_1r_w,…` in the
+    /// environment only those (to profile one with perf).
+    public static var scenarios: [Scenario] {
+        guard let only = ProcessInfo.processInfo.environment["CONCURRENCY_PHASES"] else { return allScenarios }
+        let phases = Set(only.split(separator: ",").map(String.init))
+        return allScenarios.filter { phases.contains($0.phase) }
     }
 
     /// What a scenario completed.
