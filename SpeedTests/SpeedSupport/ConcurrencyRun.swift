@@ -91,11 +91,18 @@ public enum ConcurrencyRun {
     /// engine's queue, would wait for a thread for the whole scenario. So a reader yields after
     /// each read (`Task.yield()`), on every engine alike: the same cost for GRDB, whose read
     /// suspends anyway (it hops to the connection's dispatch queue).
+    ///
+    /// The yield is not free: about 2 µs on the 2-core VM this was written on, twice a Larder
+    /// point read (0.9 µs without it), so Larder's reads/s here are largely the scheduler's,
+    /// and 2 readers "scale" partly because their yields run in parallel.
+    /// `CONCURRENCY_NO_YIELD=1` in the environment measures without the yield: the engines'
+    /// read paths alone (with 2 readers and Larder's writer, the writer then all but stops).
     public static func run(_ scenario: Scenario, songs: Int, seconds: Double,
                            read: @escaping @Sendable (_ first: Int64, _ length: Int) async throws -> Int,
                            write: @escaping @Sendable (_ rowID: Int64, _ title: String) async throws -> Void,
                            title: @escaping @Sendable (_ rowID: Int64) async throws -> String?) async throws -> Outcome {
         let length = scenario.operation.length
+        let yields = ProcessInfo.processInfo.environment["CONCURRENCY_NO_YIELD"] == nil
         let starts = UInt64(max(1, songs - length + 1))
         let startWall = DispatchTime.now().uptimeNanoseconds
         let startCPU = SpeedReporter.cpuSeconds()
@@ -119,7 +126,7 @@ public enum ConcurrencyRun {
                             throw ConcurrencyFailure("\(scenario.phase): a read of \(length) songs from \(first) found \(found) with a title")
                         }
                         count.reads += 1
-                        await Task.yield()
+                        if yields { await Task.yield() }
                     } while !timeIsUp()
                     return count
                 }
