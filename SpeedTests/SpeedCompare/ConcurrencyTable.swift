@@ -71,7 +71,14 @@ struct ConcurrencyTable {
                     func cost(_ readers: Int) -> String {
                         guard let without = value(readers, false), let with = value(readers, true) else { return "–" }
                         let cost = 1 - with / without
-                        return String(format: "%.0f%%", cost * 100) + mark(cost < Self.writerCostTarget)
+                        var text = String(format: "%.0f%%", cost * 100) + mark(cost < Self.writerCostTarget)
+                        // A writer that hardly writes costs the readers little: say so when it
+                        // wrote less than half as often as beside one reader.
+                        let writes = { (readers: Int) in rate(scenario(operation, readers, true).writesPhase, engine) }
+                        if readers > 1, let alone = writes(1), let here = writes(readers), here < alone / 2 {
+                            text += " (writer starved: \(formatRate(here)) writes/s, \(formatRate(alone)) beside 1 reader)"
+                        }
+                        return text
                     }
                     lines.append("| \(operation.rawValue) | \(engine) | \(scaling(false, target: true)) | \(scaling(true, target: false)) | "
                                      + "\(cost(1)) | \(cost(2)) |")
