@@ -1,8 +1,8 @@
 // Concurrency: GRDB's DatabasePool under 1 and 2 reader tasks, with and without a writer task
 // saving in a loop, as LarderSpeedTest runs it on Larder's StorePool (ConcurrencyRun runs the
 // scenarios). The songs are inserted through a DatabaseQueue in one transaction, untimed; the
-// pool (WAL, synchronous as the other workloads set it, on every connection) opens the database
-// after the queue is closed. Reads and writes are GRDB's async `read` and `write`, the code a
+// pool (WAL, and its writer's synchronous FULL or OFF as the other workloads set it) opens the
+// database after the queue is closed. Reads and writes are GRDB's async `read` and `write`, the code a
 // GRDB user writes in Swift concurrency.
 
 import Foundation
@@ -22,12 +22,17 @@ func concurrency() throws {
     }
     try dbQueue.close()
 
-    let synchronous = arguments.durability == "full" ? "FULL" : "OFF"
-    var configuration = Configuration()
-    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous=\(synchronous)") }
-    let dbPool = try DatabasePool(path: path, configuration: configuration)
-    let mode = try dbPool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+    // DatabasePool turns WAL on and then sets `synchronous = NORMAL` on its writer, after
+    // `prepareDatabase` ran: the durability is set on the writer once the pool is open, and read
+    // back (FULL is 2, OFF 0). Only the writer's connection commits, so only its setting counts.
+    let synchronous = arguments.durability == "full" ? (name: "FULL", value: 2) : (name: "OFF", value: 0)
+    let dbPool = try DatabasePool(path: path)
+    let (mode, level) = try dbPool.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA synchronous=\(synchronous.name)")
+        return (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+    }
     guard mode?.lowercased() == "wal" else { throw Failure("DatabasePool is not in WAL mode (\(mode ?? "?"))") }
+    guard level == synchronous.value else { throw Failure("the pool's writer has synchronous=\(level ?? -1), not \(synchronous.name)") }
 
     let seconds = sizes.concurrencySeconds
     let scenarios = ConcurrencyRun.scenarios
