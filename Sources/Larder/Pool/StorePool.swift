@@ -27,8 +27,10 @@ import Synchronization
 /// closure returns, however many saves land meanwhile. Its store is read-only: inserting,
 /// deleting or saving throws ``StoreError/readOnly``, and a property it sets is forgotten
 /// when the closure returns. Writes run one at a time, in the order they were called, on a
-/// queue of the pool's own (a commit's disk flushes never hold up the tasks' threads); each is
-/// one atomic ``Store/saveChanges()`` when its closure returns, or nothing if it throws.
+/// queue of the pool's own (its thread, not a task's, waits for the disk); each is one atomic
+/// ``Store/saveChanges()`` when its closure returns, or nothing if it throws. Reads and the
+/// writer share the open files, one call at a time: a read that must read them (what its
+/// context does not hold yet) waits while a commit writes them, flushes included.
 ///
 /// A ``Store`` stays the tool for one thread; a pool opens the store's directory as a store
 /// does (one pool or store per directory per process).
