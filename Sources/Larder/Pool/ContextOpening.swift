@@ -28,9 +28,9 @@ internal struct ContextOpening: @unchecked Sendable {
         let generation = view.generation
         let fitting = seed.generation == generation ? seed : nil
         let store = try Store(backend: view, configuration: configuration, unlockedCipher: cipher, seed: fitting)
+        store.belongsToPool = true
         for type in classes { try store.register(type) }
         if let fitting { store.adoptRecordCounts(of: fitting) }
-        store.belongsToPool = true
         return PoolContext(store: store, generation: generation)
     }
 }

@@ -13,7 +13,21 @@ import Synchronization
 internal final class SnapshotBackend: Backend, @unchecked Sendable {
     // @unchecked: `base` is only touched under `physical`; the rest is Locked or an Atomic.
 
+    /// A key of a table, for the newest values kept.
+    private struct TableKey: Hashable {
+        let table: String
+        let key: [UInt8]
+    }
+
     private struct State {
+        /// Values of the newest generation that reads found in the files (nil bytes: none), so
+        /// that the next reads of them need not wait for the files' lock; a commit forgets the
+        /// keys it writes before it writes them.
+        var newest: [TableKey: CommitUndo.BeforeImage] = [:]
+        /// Bytes `newest` holds; past ``newestByteLimit`` it is emptied.
+        var newestBytes = 0
+        /// The tables declared ordered.
+        var orderedTables: Set<String> = []
         /// The generation of the last commit that succeeded.
         var generation: UInt64 = 0
         /// The undos reads may still need, oldest first; one whose generation is above
@@ -28,6 +42,9 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
             undos.removeAll { $0.generation <= floor }
         }
     }
+
+    /// Bytes of newest values a pool keeps for its reads.
+    static let newestByteLimit = 64 << 20
 
     private let base: any Backend
     /// Held around every call into `base`. Recursive: a read's body may read again.
@@ -83,6 +100,37 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         }
     }
 
+    /// `key`'s value in `table` as a read of `generation` sees it, when it is known without the
+    /// files: a later commit's before-image, or a newest value no commit after `generation`
+    /// changed (every commit since a running read began kept its images, so a key in none of
+    /// them holds the same value now). Needs no files' lock: a commit forgets the keys it writes
+    /// in the same lock hold that keeps their images.
+    func knownValue(of key: [UInt8], in table: String, at generation: UInt64) -> CommitUndo.BeforeImage? {
+        state.withLock { state in
+            if newestUndo.load(ordering: .relaxed) > generation {
+                for undo in state.undos where undo.generation > generation {
+                    if let image = undo.beforeImage(of: key, in: table) { return image }
+                }
+            }
+            return state.newest[TableKey(table: table, key: key)]
+        }
+    }
+
+    /// Keeps `value`, just read from the files under their lock by a read that found no later
+    /// commit's image of it: it is the newest generation's.
+    func keepNewest(_ value: [UInt8]?, of key: [UInt8], in table: String) {
+        state.withLock { state in
+            if state.newestBytes > Self.newestByteLimit {
+                state.newest.removeAll()
+                state.newestBytes = 0
+            }
+            let added = CommitUndo.BeforeImage(bytes: value)
+            if state.newest.updateValue(added, forKey: TableKey(table: table, key: key)) == nil {
+                state.newestBytes += key.count + (value?.count ?? 0) + 64
+            }
+        }
+    }
+
     /// Every key of `table` a commit after `generation` changed, with its value at
     /// `generation` (the earliest before-image). Called under the lock.
     func overlay(of table: String, at generation: UInt64) -> [[UInt8]: CommitUndo.BeforeImage] {
@@ -116,8 +164,13 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         try withFiles { try $0.withRecordsInPlace(in: table, body) }
     }
 
+    /// Declares `table` ordered in the files once (each context's registration declares its
+    /// classes' tables again, which would wait for the files' lock).
     func declareOrderedTable(_ table: String) {
-        withFiles { $0.declareOrderedTable(table) }
+        guard !state.withLock({ $0.orderedTables.contains(table) }) else { return }
+        withFiles { files in
+            if state.withLock({ $0.orderedTables.insert(table).inserted }) { files.declareOrderedTable(table) }
+        }
     }
 
     func forEachRecord(in table: String,
@@ -149,6 +202,7 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         let keepsImages = state.withLock { state in
             let pendingFailed = state.undos.last.map { $0.generation > state.generation } ?? false
             guard state.readers.isEmpty && !pendingFailed else { return true }
+            Self.forgetNewest(of: batch, in: &state)
             state.generation += 1
             return false
         }
@@ -169,6 +223,7 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
                 state.undos.removeLast()
             }
             state.undos.append(undo)
+            Self.forgetNewest(of: batch, in: &state)
         }
         newestUndo.store(undo.generation, ordering: .relaxed)
         // A commit that throws keeps its undo (the files may hold part of it): reads go on
@@ -182,6 +237,18 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
 
     func close() throws {
         try withFiles { try $0.close() }
+    }
+
+    /// Forgets the newest values of the keys `batch` writes.
+    private static func forgetNewest(of batch: WriteBatch, in state: inout State) {
+        guard !state.newest.isEmpty else { return }
+        for table in batch.tables {
+            batch.forEachOperation(in: table) { _, key, _ in
+                if let gone = state.newest.removeValue(forKey: TableKey(table: table, key: Array(key))) {
+                    state.newestBytes -= key.count + (gone.bytes?.count ?? 0) + 64
+                }
+            }
+        }
     }
 
     func compact() throws {

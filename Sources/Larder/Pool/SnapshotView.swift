@@ -14,26 +14,23 @@ internal final class SnapshotView: Backend {
         self.generation = generation
     }
 
+    /// A point read: from what the pool knows without the files (a later commit's image, or a
+    /// newest value read before), else from the files, whose value is then kept for the next
+    /// reads; `body` runs outside the files' lock.
     func readValue(forKey key: [UInt8], in table: String, _ body: (UnsafeRawBufferPointer?) throws -> Void) throws {
-        try shared.withFiles { files in
-            if let image = shared.beforeImage(of: key, in: table, at: generation) {
-                return try Self.call(body, with: image)
-            }
-            try files.readValue(forKey: key, in: table, body)
+        let image = try shared.knownValue(of: key, in: table, at: generation) ?? shared.withFiles { files in
+            if let image = shared.beforeImage(of: key, in: table, at: generation) { return image }
+            var bytes: [UInt8]?
+            try files.readValue(forKey: key, in: table) { bytes = $0.map { Array($0) } }
+            shared.keepNewest(bytes, of: key, in: table)
+            return CommitUndo.BeforeImage(bytes: bytes)
         }
+        try Self.call(body, with: image)
     }
 
     func readValues(forKeys keys: [[UInt8]], in table: String, _ body: (Int, UnsafeRawBufferPointer?) throws -> Void) throws {
-        try shared.withFiles { files in
-            let overlay = shared.overlay(of: table, at: generation)
-            guard !overlay.isEmpty else { return try files.readValues(forKeys: keys, in: table, body) }
-            for position in keys.indices {
-                if let image = overlay[keys[position]] {
-                    try Self.call({ try body(position, $0) }, with: image)
-                } else {
-                    try files.readValue(forKey: keys[position], in: table) { try body(position, $0) }
-                }
-            }
+        for position in keys.indices {
+            try readValue(forKey: keys[position], in: table) { try body(position, $0) }
         }
     }
 

@@ -178,7 +178,8 @@ public final class Store {
         }
         // Open the class file now, so a damaged or foreign file is reported at registration,
         // and one emptied behind the store's back is not taken for a class with no objects.
-        if try backend.recordCount(in: name) == 0 && record.expectedRecordCount > 0 {
+        // (A pool's read context skips it: the pool's writer checked when the pool opened.)
+        if !(belongsToPool && backend.isReadOnly), try backend.recordCount(in: name) == 0 && record.expectedRecordCount > 0 {
             throw StoreError.missingRecords(table: name, expected: record.expectedRecordCount, found: 0)
         }
         let entry = ClassEntry(type: type, name: name, record: record)
