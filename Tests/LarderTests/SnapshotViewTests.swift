@@ -25,13 +25,16 @@ import Testing
         let shared = SnapshotBackend(base: MemoryBackend())
         shared.declareOrderedTable(Self.ordered)
         var current: Tables = [Self.ordered: [:], Self.unordered: [:]]
+        // The state of each generation; reads begin at the one last published (as a pool
+        // publishes at the end of each write, which may make several commits).
+        var states: [UInt64: Tables] = [0: current]
         var open: [(view: SnapshotView, expected: Tables)] = []
         for step in 0 ..< Self.steps {
             switch random.next(below: 10) {
             case 0 ..< 2 where open.count < 6:
                 let generation = shared.beginRead()
-                #expect(generation == shared.generation)
-                open.append((SnapshotView(shared: shared, generation: generation), current))
+                let expected = try #require(states[generation], "seed \(Self.seed) step \(step)")
+                open.append((SnapshotView(shared: shared, generation: generation), expected))
             case 2 where !open.isEmpty:
                 let ending = open.remove(at: Int(random.next(below: UInt64(open.count))))
                 try check(ending.view, against: ending.expected, &random, step: step)
@@ -56,6 +59,8 @@ import Testing
                     }
                 }
                 try shared.apply(batch)
+                states[shared.generation] = current
+                if random.next(below: 2) == 0 { shared.publish(shared.generation) }
             }
             if !open.isEmpty {
                 let chosen = open[Int(random.next(below: UInt64(open.count)))]
@@ -71,19 +76,29 @@ import Testing
             try check(view, against: expected, &random, step: Self.steps)
             shared.endRead(view.generation)
         }
+        shared.publish(shared.generation)
         #expect(shared.keptUndoCount == 0)
     }
 
-    @Test func aCommitWithNoReadOpenKeepsNothing() throws {
+    @Test func undosAreKeptUntilNoReadCanNeedThem() throws {
         let shared = SnapshotBackend(base: MemoryBackend())
         var batch = WriteBatch()
         batch.put([1], forKey: [1], in: "t")
         try shared.apply(batch)
+        // Not published yet: a read would begin at generation 0 and need the undo.
+        #expect(shared.keptUndoCount == 1)
+        #expect(shared.beginRead() == 0)
+        shared.endRead(0)
+        shared.publish(1)
         #expect(shared.keptUndoCount == 0)
         let generation = shared.beginRead()
+        #expect(generation == 1)
+        batch.put([2], forKey: [1], in: "t")
         try shared.apply(batch)
+        shared.publish(2)
         #expect(shared.keptUndoCount == 1)
         let view = SnapshotView(shared: shared, generation: generation)
+        try view.readValue(forKey: [1], in: "t") { #expect($0.map { Array($0) } == [1]) }
         #expect(throws: BackendError.readOnly) { try view.apply(batch) }
         shared.endRead(generation)
         #expect(shared.keptUndoCount == 0)

@@ -328,6 +328,22 @@ private func eventually(_ condition: () -> Bool) async -> Bool {
         #expect(await feed.waitForEnd())
     }
 
+    @Test func aReadBegunOnHearingOfAChangeSeesIt() async throws {
+        let directory = TemporaryDirectory("pool-heard")
+        let pool = try directory.openPool(model)
+        let feed = pool.changes
+        let heard = Task {
+            var counts: [Int] = []
+            for await change in feed {
+                counts.append(try await pool.read { try $0.count(of: Song.self) })
+                if change.sequence == 3 { break }
+            }
+            return counts
+        }
+        for number in 1 ... 3 { try await pool.write { try $0.insert(Song(title: "Song \(number)", seconds: 1)) } }
+        #expect(try await heard.value == [1, 2, 3])
+    }
+
     @Test func anEncryptedStoreOpensItsContextsWithTheWritersKey() async throws {
         let directory = TemporaryDirectory("pool-encrypted")
         let configuration = Store.Configuration.quickKey("correct horse")

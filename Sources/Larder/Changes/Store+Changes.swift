@@ -122,6 +122,8 @@ extension Store {
     internal func changeCommitted(_ committed: CommittedChange?) {
         guard let committed else { return }
         changeLog = committed.record
+        // A pool's writer: the pool makes the commit visible to reads before anyone hears of it.
+        commitAdopted?()
         changeFeed.publish(committed.change)
         notifyObservations(of: committed.change)
     }

@@ -35,10 +35,14 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         var undos: [CommitUndo] = []
         /// How many reads run at each generation.
         var readers: [UInt64: Int] = [:]
+        /// The generation reads begin at: the last one the pool published (the end of a write,
+        /// whose commits are all in it, and whose metadata the pool's seed holds).
+        var visible: UInt64 = 0
 
-        /// Drops the undos no read needs: a read of generation g needs those above g.
+        /// Drops the undos no read needs: a read of generation g needs those above g, and a
+        /// read that begins later begins at `visible`.
         mutating func prune() {
-            let floor = readers.keys.min() ?? generation
+            let floor = min(readers.keys.min() ?? visible, visible)
             undos.removeAll { $0.generation <= floor }
         }
     }
@@ -63,11 +67,20 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     /// How many undos are kept (for the tests: none once no read runs).
     var keptUndoCount: Int { state.withLock { $0.undos.count } }
 
-    /// Registers a read of the newest generation, returned; ``endRead(_:)`` ends it.
+    /// Registers a read of the visible generation, returned; ``endRead(_:)`` ends it.
     func beginRead() -> UInt64 {
         state.withLock { state in
-            state.readers[state.generation, default: 0] += 1
-            return state.generation
+            state.readers[state.visible, default: 0] += 1
+            return state.visible
+        }
+    }
+
+    /// Makes `generation` (committed) the one reads begin at, and drops the undos only the
+    /// older ones needed.
+    func publish(_ generation: UInt64) {
+        state.withLock { state in
+            state.visible = min(generation, state.generation)
+            state.prune()
         }
     }
 
@@ -192,21 +205,12 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         try withFiles { try $0.recordCount(in: table) }
     }
 
-    /// Commits `batch`. While reads of older generations run, the values it overwrites are
-    /// kept first (one read of each key it replaces or removes; a key it inserts had none);
-    /// with no read running the generation moves on before the files change, so a read that
-    /// begins meanwhile waits for the lock and sees the new state whole.
+    /// Commits `batch`, keeping first the values it overwrites (one read of each key it
+    /// replaces or removes; a key it inserts had none) for the reads of older generations:
+    /// those running, and those that begin before the pool publishes the new one.
     func apply(_ batch: WriteBatch) throws {
         physical.lock()
         defer { physical.unlock() }
-        let keepsImages = state.withLock { state in
-            let pendingFailed = state.undos.last.map { $0.generation > state.generation } ?? false
-            guard state.readers.isEmpty && !pendingFailed else { return true }
-            Self.forgetNewest(of: batch, in: &state)
-            state.generation += 1
-            return false
-        }
-        guard keepsImages else { return try base.apply(batch) }
         var undo = CommitUndo(generation: generation + 1)
         for table in batch.tables {
             try batch.forEachOperation(in: table) { kind, key, _ in

@@ -79,9 +79,12 @@ public final class StorePool: Sendable {
         self.maximumReaderCount = max(1, maximumReaderCount)
         readGate = AsyncGate(places: self.maximumReaderCount)
         seed = Locked(store.contextSeed(generation: files.generation))
+        files.publish(files.generation)
+        store.commitAdopted = { [unowned self] in publishWritersState() }
     }
 
     deinit {
+        writer.store.commitAdopted = nil
         writer.store.belongsToPool = false
         writer.store.discardChanges()
         try? writer.store.close()
@@ -122,9 +125,9 @@ public final class StorePool: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             writeQueue.async { [self] in
                 let result = Result { try writer.runSaving(body) }
-                // Saved or not, the writer's saved state is the newest generation's.
-                let newest = writer.store.contextSeed(generation: files.generation)
-                seed.withLock { $0 = newest }
+                // Saved or not, the writer's saved state is the newest generation's (a save
+                // that changed nothing published nothing yet).
+                publishWritersState()
                 continuation.resume(with: result)
             }
         }
@@ -217,6 +220,16 @@ public final class StorePool: Sendable {
     }
 
     // MARK: Private
+
+    /// Makes the writer's saved state the one reads begin at: its metadata becomes the seed of
+    /// new read contexts, then its generation the visible one. Runs on the writer's queue,
+    /// after each commit the writer adopts (before its change is published, so that whoever
+    /// hears of a change reads it) and at the end of each write.
+    private func publishWritersState() {
+        let newest = writer.store.contextSeed(generation: files.generation)
+        seed.withLock { $0 = newest }
+        files.publish(newest.generation)
+    }
 
     private func checkOpen() throws {
         if closed.load(ordering: .acquiring) { throw StoreError.closed }

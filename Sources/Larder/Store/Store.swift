@@ -79,6 +79,9 @@ public final class Store {
     @exclusivity(unchecked) internal private(set) var isClosed = false
     /// A context of a ``StorePool``: the pool closes it, and it cannot be rekeyed.
     internal var belongsToPool = false
+    /// Called once a commit that changed something is adopted, before its change is published
+    /// (a pool's writer: the pool makes the new state the one reads begin at).
+    internal var commitAdopted: (() -> Void)?
 
     /// The metadata table: format version and class registry.
     internal static let metadataTable = "_store"
