@@ -47,6 +47,9 @@ extension StorePool {
                     continuation.yield(value)
                 }
                 continuation.finish()
+            } catch StoreError.closed {
+                // The pool closed while a save's re-run was still to come: closing ends the stream.
+                continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
             }

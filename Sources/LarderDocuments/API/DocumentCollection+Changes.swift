@@ -57,6 +57,10 @@ extension DocumentCollection {
                     }
                 }
                 continuation.finish()
+            } catch StoreError.closed {
+                // The store closed while a write's re-run was still to come: closing ends the
+                // stream, as it ends the feed (the value already sent may be of a later write).
+                continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
             }
