@@ -18,7 +18,7 @@ extension StorePool {
         observe(fetch, isRepeat: { _, _ in false })
     }
 
-    /// Values of `fetch`, as ``observe(_:)-4dq9v``, without sending a value equal to the last one.
+    /// Values of `fetch`, as ``observe(_:)-4s8e2``, without sending a value equal to the last one.
     ///
     /// ```swift
     /// for try await count in pool.observe({ try $0.count(of: Song.self) }) { print(count) }
