@@ -15,11 +15,7 @@ internal struct ContextOpening: @unchecked Sendable {
     init(configuration: Store.Configuration, classes: [StoredObject.Type], cipher: RecordCipher?) throws {
         self.configuration = configuration
         self.classes = classes
-        do {
-            self.cipher = try cipher?.duplicate()
-        } catch {
-            throw StoreError.encryptionFailure(reason: "\(error)")
-        }
+        self.cipher = try Store.encryptionFailure { try cipher?.duplicate() }
     }
 
     /// A read-only context over `view`, with the pool's classes registered: from `seed` when

@@ -52,11 +52,7 @@ extension Store {
         encryptionRecord = seed.encryptionRecord
         if seed.encryptionRecord != nil {
             guard let unlockedCipher else { throw StoreError.encryptionKeyRequired }
-            do {
-                cipher = try unlockedCipher.duplicate()
-            } catch {
-                throw StoreError.encryptionFailure(reason: "\(error)")
-            }
+            cipher = try Self.encryptionFailure { try unlockedCipher.duplicate() }
         }
     }
 }

@@ -3,7 +3,7 @@
 // it changes a byte, the values its batch overwrites (CommitUndo), so that each read goes on
 // seeing the state of the generation it began at (SnapshotView) while later commits land.
 // Generations count the commits made through the pool; an undo is dropped once no read of an
-// older generation runs.
+// older generation runs and none can begin at one (reads begin at the generation last published).
 
 import Foundation
 import Synchronization
@@ -44,6 +44,20 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         mutating func prune() {
             let floor = min(readers.keys.min() ?? visible, visible)
             undos.removeAll { $0.generation <= floor }
+        }
+
+        /// The earliest before-image of `key` among the undos of commits after `generation`.
+        func image(of key: [UInt8], in table: String, after generation: UInt64) -> CommitUndo.BeforeImage? {
+            for undo in undos where undo.generation > generation {
+                if let image = undo.beforeImage(of: key, in: table) { return image }
+            }
+            return nil
+        }
+
+        /// What a newest value takes of ``newestByteLimit``: its key, its bytes, and about 64 of
+        /// the dictionary's.
+        static func cost(of key: some Collection, _ image: CommitUndo.BeforeImage) -> Int {
+            key.count + (image.bytes?.count ?? 0) + 64
         }
     }
 
@@ -105,12 +119,7 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     /// between this look-up and the read of the files.
     func beforeImage(of key: [UInt8], in table: String, at generation: UInt64) -> CommitUndo.BeforeImage? {
         guard newestUndo.load(ordering: .relaxed) > generation else { return nil }
-        return state.withLock { state in
-            for undo in state.undos where undo.generation > generation {
-                if let image = undo.beforeImage(of: key, in: table) { return image }
-            }
-            return nil
-        }
+        return state.withLock { $0.image(of: key, in: table, after: generation) }
     }
 
     /// `key`'s value in `table` as a read of `generation` sees it, when it is known without the
@@ -120,12 +129,9 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     /// in the same lock hold that keeps their images.
     func knownValue(of key: [UInt8], in table: String, at generation: UInt64) -> CommitUndo.BeforeImage? {
         state.withLock { state in
-            if newestUndo.load(ordering: .relaxed) > generation {
-                for undo in state.undos where undo.generation > generation {
-                    if let image = undo.beforeImage(of: key, in: table) { return image }
-                }
-            }
-            return state.newest[TableKey(table: table, key: key)]
+            let changedSince = newestUndo.load(ordering: .relaxed) > generation
+            return (changedSince ? state.image(of: key, in: table, after: generation) : nil)
+                ?? state.newest[TableKey(table: table, key: key)]
         }
     }
 
@@ -139,7 +145,7 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
             }
             let added = CommitUndo.BeforeImage(bytes: value)
             if state.newest.updateValue(added, forKey: TableKey(table: table, key: key)) == nil {
-                state.newestBytes += key.count + (value?.count ?? 0) + 64
+                state.newestBytes += State.cost(of: key, added)
             }
         }
     }
@@ -249,7 +255,7 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         for table in batch.tables {
             batch.forEachOperation(in: table) { _, key, _ in
                 if let gone = state.newest.removeValue(forKey: TableKey(table: table, key: Array(key))) {
-                    state.newestBytes -= key.count + (gone.bytes?.count ?? 0) + 64
+                    state.newestBytes -= State.cost(of: key, gone)
                 }
             }
         }

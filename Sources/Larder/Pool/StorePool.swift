@@ -187,9 +187,6 @@ public final class StorePool: Sendable {
 
     // MARK: Internal
 
-    /// The generation of the newest commit (for the tests).
-    internal var generation: UInt64 { files.generation }
-
     /// How many undos the files keep (for the tests: none once no read runs).
     internal var keptUndoCount: Int { files.keptUndoCount }
 

@@ -196,7 +196,8 @@ extension Store {
         }
     }
 
-    private static func encryptionFailure<T>(_ body: () throws -> T) throws -> T {
+    /// The result of `body`, an OpenSSL failure in it thrown as ``StoreError/encryptionFailure(reason:)``.
+    internal static func encryptionFailure<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {
