@@ -332,16 +332,45 @@ private func eventually(_ condition: () -> Bool) async -> Bool {
         let directory = TemporaryDirectory("pool-heard")
         let pool = try directory.openPool(model)
         let feed = pool.changes
+        // The writer waits until the reader has read after each change, so each read must see
+        // exactly the save it heard of (a read begun at an older state would count one fewer).
+        let (acknowledgements, acknowledge) = AsyncStream.makeStream(of: Void.self)
         let heard = Task {
             var counts: [Int] = []
             for await change in feed {
                 counts.append(try await pool.read { try $0.count(of: Song.self) })
+                acknowledge.yield()
                 if change.sequence == 3 { break }
             }
             return counts
         }
-        for number in 1 ... 3 { try await pool.write { try $0.insert(Song(title: "Song \(number)", seconds: 1)) } }
+        var acknowledged = acknowledgements.makeAsyncIterator()
+        for number in 1 ... 3 {
+            try await pool.write { try $0.insert(Song(title: "Song \(number)", seconds: 1)) }
+            _ = await acknowledged.next()
+        }
         #expect(try await heard.value == [1, 2, 3])
+    }
+
+    @Test func aReadBegunOnHearingOfAChangeSeesAtLeastIt() async throws {
+        let directory = TemporaryDirectory("pool-heard-racing")
+        let pool = try directory.openPool(model)
+        let feed = pool.changes
+        // Writes do not wait for the reader here: a read may see later saves, never an earlier state.
+        let heard = Task {
+            var seen: [(sequence: UInt64, count: Int)] = []
+            for await change in feed {
+                seen.append((change.sequence, try await pool.read { try $0.count(of: Song.self) }))
+                if change.sequence == 20 { break }
+            }
+            return seen
+        }
+        for number in 1 ... 20 { try await pool.write { try $0.insert(Song(title: "Song \(number)", seconds: 1)) } }
+        let seen = try await heard.value
+        #expect(seen.map(\.sequence) == Array(1 ... 20))
+        #expect(seen.allSatisfy { UInt64($0.count) >= $0.sequence })
+        #expect(seen.map(\.count) == seen.map(\.count).sorted())
+        #expect(seen.last?.count == 20)
     }
 
     @Test func anEncryptedStoreOpensItsContextsWithTheWritersKey() async throws {
