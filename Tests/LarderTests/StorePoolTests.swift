@@ -373,6 +373,37 @@ private func eventually(_ condition: () -> Bool) async -> Bool {
         #expect(seen.last?.count == 20)
     }
 
+    @Test(arguments: BackendKind.allCases) func aReadOfWhatTheLastCommitWroteDoesNotWaitForTheFiles(_ backend: BackendKind) async throws {
+        let directory = TemporaryDirectory("pool-after-images", backend: backend)
+        let pool = try directory.openPool(model)
+        try await pool.write { store in
+            for number in 1 ... 100 { try store.insert(Song(title: "Song \(number)", seconds: UInt32(number))) }
+        }
+        // A read first, as a running application has made: what registering the classes reads
+        // (their text and index settings) is known from then on.
+        #expect(try await pool.read { try $0.object(of: Song.self, rowID: 1)?.title } == "Song 1")
+        try await pool.write { store in try store.object(of: Song.self, rowID: 7)?.title = "Retitled" }
+        // The files' lock held, as the next commit holds it while it writes (with `.full`, through
+        // a dozen fsyncs): a read of what the last commit wrote must not wait for it.
+        let latch = Latch()
+        DispatchQueue.global().async { pool.holdingTheFiles { latch.hold() } }
+        await latch.waitUntilHeld()
+        let title = Shared<String?>(nil)
+        let read = Task {
+            let found = try await pool.read { store in
+                [7, 8, 100].map { try? store.object(of: Song.self, rowID: $0)?.title }
+            }
+            title.update { $0 = found.compactMap { $0 ?? nil }.joined(separator: ", ") }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while title.current == nil, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        let readWhileHeld = title.current
+        latch.release()
+        try await read.value
+        #expect(readWhileHeld == "Retitled, Song 8, Song 100")
+        try await pool.close()
+    }
+
     @Test func anEncryptedStoreOpensItsContextsWithTheWritersKey() async throws {
         let directory = TemporaryDirectory("pool-encrypted")
         let configuration = Store.Configuration.quickKey("correct horse")

@@ -20,9 +20,10 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     }
 
     private struct State {
-        /// Values of the newest generation that reads found in the files (nil bytes: none), so
-        /// that the next reads of them need not wait for the files' lock; a commit forgets the
-        /// keys it writes before it writes them.
+        /// Values of the newest generation that reads found in the files or the last commit
+        /// wrote (nil bytes: none), so that the next reads of them need not wait for the files'
+        /// lock; a commit forgets the keys it writes before it writes them, and keeps what it
+        /// wrote once it succeeded.
         var newest: [TableKey: CommitUndo.BeforeImage] = [:]
         /// Bytes `newest` holds; past ``newestByteLimit`` it is emptied.
         var newestBytes = 0
@@ -241,6 +242,7 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         try base.apply(batch)
         state.withLock { state in
             state.generation = undo.generation
+            Self.keepNewest(of: batch, in: &state)
             state.prune()
         }
     }
@@ -257,6 +259,28 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
                 if let gone = state.newest.removeValue(forKey: TableKey(table: table, key: Array(key))) {
                     state.newestBytes -= State.cost(of: key, gone)
                 }
+            }
+        }
+    }
+
+    /// Keeps what `batch`, just committed, wrote as the newest values of its keys (a removed
+    /// key: none), when it is small beside ``newestByteLimit``: the reads of the generation it
+    /// makes find them without the files' lock, which the next commit may hold for its whole
+    /// write (a `.full` commit: a dozen fsyncs). No read of that generation has begun yet, and
+    /// reads of older ones take these keys from the commit's undo.
+    private static func keepNewest(of batch: WriteBatch, in state: inout State) {
+        guard batch.arena.count <= newestByteLimit / 16 else { return }
+        if state.newestBytes > newestByteLimit - batch.arena.count - 64 * batch.operationCount {
+            state.newest.removeAll()
+            state.newestBytes = 0
+        }
+        for table in batch.tables {
+            batch.forEachOperation(in: table) { kind, key, value in
+                let image = CommitUndo.BeforeImage(bytes: kind == .delete ? nil : Array(value))
+                if let replaced = state.newest.updateValue(image, forKey: TableKey(table: table, key: Array(key))) {
+                    state.newestBytes -= State.cost(of: key, replaced)
+                }
+                state.newestBytes += State.cost(of: key, image)
             }
         }
     }

@@ -190,6 +190,11 @@ public final class StorePool: Sendable {
     /// How many undos the files keep (for the tests: none once no read runs).
     internal var keptUndoCount: Int { files.keptUndoCount }
 
+    /// Runs `body` holding the files' lock, as a commit does (for the tests).
+    internal func holdingTheFiles<T>(_ body: () throws -> T) rethrows -> T {
+        try files.withFiles { _ in try body() }
+    }
+
     /// Free and waiting places of the read and write gates (for the tests: nothing leaks).
     internal var gateCounts: (reads: (free: Int, waiting: Int), writes: (free: Int, waiting: Int)) {
         (readGate.counts, writeGate.counts)
