@@ -29,8 +29,9 @@ import Synchronization
 /// when the closure returns. Writes run one at a time, in the order they were called, on a
 /// queue of the pool's own (its thread, not a task's, waits for the disk); each is one atomic
 /// ``Store/saveChanges()`` when its closure returns, or nothing if it throws. Reads and the
-/// writer share the open files, one call at a time: a read that must read them (what its
-/// context does not hold yet) waits while a commit writes them, flushes included.
+/// writer share the open files, one call at a time, but a read of a value the pool already
+/// knows (read before, or written by the last commit) does not touch them; only a read of a
+/// value no one has read since the pool opened waits while a commit writes, flushes included.
 ///
 /// A ``Store`` stays the tool for one thread; a pool opens the store's directory as a store
 /// does (one pool or store per directory per process).
