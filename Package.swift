@@ -10,9 +10,15 @@ let package = Package(
         .library(name: "PowerCut", type: .dynamic, targets: ["PowerCut"]),
         // The seeded generator the tests and the speed-test package (SpeedTests/) share.
         .library(name: "LarderTestSupport", targets: ["LarderTestSupport"]),
+        // The command-line tool: inspect and maintain a store from the shell (docs/TOOL.md).
+        .executable(name: "larder", targets: ["LarderTool"]),
     ],
-    // No package dependency: the speed tests, with GRDB, are a package of their own
-    // (SpeedTests/Package.swift), so that depending on Larder brings nothing else.
+    // The libraries depend on no package: only the `larder` tool uses swift-argument-parser,
+    // and a package that depends on the Larder or LarderDocuments product builds nothing of it.
+    // The speed tests, with GRDB, are a package of their own (SpeedTests/Package.swift).
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    ],
     targets: [
         .systemLibrary(
             name: "CTokyoCabinet",
@@ -61,6 +67,17 @@ let package = Package(
             name: "PowerCut",
             path: "Tests/PowerCut",
             linkerSettings: [.linkedLibrary("dl")]
+        ),
+        .executableTarget(
+            name: "LarderTool",
+            dependencies: ["Larder", "LarderDocuments",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(
+            name: "LarderToolTests",
+            // The tool is a dependency so that `swift test` builds it: the tests run the built
+            // `larder` binary as a child process, as a user would.
+            dependencies: ["Larder", "LarderDocuments", "LarderTool"]
         ),
         .testTarget(
             name: "LarderTests",

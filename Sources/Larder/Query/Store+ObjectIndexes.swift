@@ -255,7 +255,8 @@ extension Store {
 
     // MARK: Tables
 
-    private func readIndexRecord(key: [UInt8], className: String) throws -> ObjectIndexRecord {
+    /// The stored index record of the class `className` (empty when it has none).
+    internal func readIndexRecord(key: [UInt8], className: String) throws -> ObjectIndexRecord {
         try backend.withValue(forKey: key, in: Self.metadataTable) { value in
             guard let value else { return ObjectIndexRecord() }
             var buffer = try key.withUnsafeBytes { try openMetadata(value, key: $0, name: "index/" + className) }

@@ -14,8 +14,22 @@ extension Store {
     /// assert(report.isHealthy, "\(report.problems)")
     /// ```
     public func verify() throws -> VerificationReport {
+        try verify(progress: nil)
+    }
+
+    /// ``verify()``, telling `progress` how many object records it has checked and how many the
+    /// registry says there are (after each page of a class file, and once at the end of each
+    /// class); the rest of the checks (indexes, named buffers, change log, history) follow the
+    /// last call. For tools that show a progress bar (the `larder` command's `verify`).
+    ///
+    /// ```swift
+    /// let report = try store.verify { checked, expected in print("\(checked)/\(expected)") }
+    /// ```
+    package func verify(progress: ((_ checked: Int, _ expected: Int) -> Void)?) throws -> VerificationReport {
         try checkOpen()
         var report = VerificationReport()
+        let expectedRecords = records.values.reduce(0) { $0 + $1.expectedRecordCount }
+        var checkedRecords = 0
         var existing: [String: Set<UInt64>] = [:]
         var references: [(fromClass: String, fromRowID: UInt64, toClass: String, toRowID: UInt64)] = []
         var indexedTexts: [String: [UInt64: RowText]] = [:]
@@ -86,8 +100,11 @@ extension Store {
                     report.problems.append(.corruptRecord(class: name, rowID: (error as? RecordPage.Damage)?.firstRowID ?? 0))
                     damagedPages[name, default: []].insert(number)
                 }
+                progress?(checkedRecords + summary.recordCount, expectedRecords)
                 return true
             }
+            checkedRecords += summary.recordCount
+            progress?(checkedRecords, expectedRecords)
             if summary.recordCount < record.expectedRecordCount {
                 report.problems.append(.missingRecords(table: name, expected: record.expectedRecordCount,
                                                        found: summary.recordCount))

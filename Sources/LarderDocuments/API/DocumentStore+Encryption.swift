@@ -105,8 +105,8 @@ extension DocumentStore {
                   forKey: key, in: Self.metadataTable)
     }
 
-    /// The names of the store's collections, from their definitions.
-    private func collectionNames() throws -> [String] {
+    /// The names of the store's collections, from their definitions (called under the lock).
+    func collectionNames() throws -> [String] {
         let prefix = Array("collection.".utf8)
         var names: [String] = []
         try backend.forEachRecord(in: Self.metadataTable) { key, _ in

@@ -1,0 +1,86 @@
+// Runs the built `larder` binary as a user would: a child process with its own arguments and
+// environment, no terminal, and its standard output, standard error and exit status captured.
+
+import Foundation
+import Testing
+
+/// What one run of `larder` did.
+struct ToolRun {
+    var status: Int32
+    var output: String
+    var error: String
+
+    /// The standard output parsed as JSON (a dictionary).
+    func json() throws -> [String: Any] {
+        let value = try JSONSerialization.jsonObject(with: Data(output.utf8))
+        return try #require(value as? [String: Any], "not a JSON object: \(output)")
+    }
+
+    /// The standard output parsed as a JSON array.
+    func jsonArray() throws -> [Any] {
+        let value = try JSONSerialization.jsonObject(with: Data(output.utf8))
+        return try #require(value as? [Any], "not a JSON array: \(output)")
+    }
+}
+
+enum Tool {
+    /// The `larder` executable, built beside the test bundle.
+    static var url: URL {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let beside = directory.appendingPathComponent("larder")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        // Inside an .xctest bundle directory (other platforms): look one level up.
+        return directory.deletingLastPathComponent().appendingPathComponent("larder")
+    }
+
+    /// Runs `larder arguments…` to its end, with `environment` added to a copy of this
+    /// process's environment from which any passphrase variable is removed; standard input is
+    /// empty, and there is no controlling terminal to prompt on unless the test has one.
+    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 120) throws -> ToolRun {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["LARDER_PASSPHRASE"] = nil
+        inherited["LARDER_NEW_PASSPHRASE"] = nil
+        process.environment = inherited.merging(environment) { $1 }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes while the process runs, so that a large output cannot block it.
+        let readOutput = Reader(output.fileHandleForReading)
+        let readError = Reader(error.fileHandleForReading)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while process.isRunning {
+            if Date() > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                break
+            }
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        return ToolRun(status: process.terminationStatus, output: readOutput.text(), error: readError.text())
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+private final class Reader: @unchecked Sendable {
+    // @unchecked: `data` is written by the thread before `done` is signalled, read after.
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func text() -> String {
+        done.wait()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
