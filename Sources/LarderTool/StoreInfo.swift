@@ -104,7 +104,7 @@ struct StoreInfo: Encodable {
         text += "storage  \(encrypted ? "encrypted (AES-256-GCM)" : "plaintext"), \(ByteCount.readable(totalBytes)) on disk\n"
         if let changeSequence { text += "last change sequence number  \(changeSequence)\n" }
         if kind.holdsObjects {
-            var table = TextTable(["class", "records", "deleted", "next rowID", "version", "file", "indexes' files", "indexes",
+            var table = TextTable(["class", "records", "deleted", "next rowID", "version", "file", "index files", "indexes",
                                    "full-text", "history"], numeric: [1, 2, 3, 4, 5, 6, 9])
             for info in classes {
                 let indexes = info.indexes.map { $0.name + ($0.unique ? " (unique)" : "") }.joined(separator: ", ")
@@ -118,7 +118,7 @@ struct StoreInfo: Encodable {
             text += "\nNamed buffers\n" + buffers.rendered
         }
         if kind.holdsDocuments {
-            var table = TextTable(["collection", "documents", "file", "indexes' files", "indexes", "aliases"], numeric: [1, 2, 3])
+            var table = TextTable(["collection", "documents", "file", "index files", "indexes", "aliases"], numeric: [1, 2, 3])
             for info in collections {
                 let aliases = info.aliases.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: ", ")
                 table.append([info.name, "\(info.documents)", ByteCount.readable(info.fileBytes), ByteCount.readable(info.indexBytes),

@@ -33,12 +33,35 @@ enum Tool {
         return directory.deletingLastPathComponent().appendingPathComponent("larder")
     }
 
+    /// `setsid`, which runs a program in a session of its own: without a controlling terminal,
+    /// so that `larder` cannot prompt even when the tests run on one.
+    private static let setsid = "/usr/bin/setsid"
+
     /// Runs `larder arguments…` to its end, with `environment` added to a copy of this
     /// process's environment from which any passphrase variable is removed; standard input is
-    /// empty, and there is no controlling terminal to prompt on unless the test has one.
+    /// empty, and there is no terminal to prompt on.
     static func run(_ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 120) throws -> ToolRun {
+        if FileManager.default.isExecutableFile(atPath: setsid) {
+            return try runProgram(setsid, ["--wait", url.path] + arguments, environment: environment, timeout: timeout)
+        }
+        return try runProgram(url.path, arguments, environment: environment, timeout: timeout)
+    }
+
+    /// Runs `larder arguments…` on a pseudo-terminal (through `script`), as a user at a
+    /// terminal would; nil when the machine has no `script`. What the tool wrote to the
+    /// terminal, standard error included, is the run's output.
+    static func runOnTerminal(_ arguments: [String]) throws -> ToolRun? {
+        let script = "/usr/bin/script"
+        guard FileManager.default.isExecutableFile(atPath: script) else { return nil }
+        let command = ([url.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        return try runProgram(script, ["--quiet", "--return", "--command", command.joined(separator: " "), "/dev/null"],
+                              environment: [:], timeout: 120)
+    }
+
+    private static func runProgram(_ program: String, _ arguments: [String], environment: [String: String],
+                                   timeout: TimeInterval) throws -> ToolRun {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         var inherited = ProcessInfo.processInfo.environment
         inherited["LARDER_PASSPHRASE"] = nil
