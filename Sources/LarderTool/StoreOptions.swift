@@ -11,17 +11,17 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("wait"), help: ArgumentHelp(
         "Seconds to wait for another process to let go of the store (default: fail at once).",
         valueName: "seconds"))
-    var lockTimeout: Double = 0
+    var lockTimeout: Double?
 
     func validate() throws {
-        guard lockTimeout >= 0, lockTimeout.isFinite else {
+        if let lockTimeout, !(lockTimeout >= 0 && lockTimeout.isFinite) {
             throw ValidationError("--wait takes a number of seconds, 0 or more")
         }
     }
 
     /// An opener of the store, read-only or for writing.
     func opener(readOnly: Bool) -> StoreOpener {
-        StoreOpener(path: path, readOnly: readOnly, lockTimeout: lockTimeout)
+        StoreOpener(path: path, readOnly: readOnly, lockTimeout: lockTimeout ?? 0)
     }
 }
 
