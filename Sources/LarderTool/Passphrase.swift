@@ -35,7 +35,8 @@ enum Passphrase {
         guard descriptor >= 0 else { return nil }
         defer { Glibc.close(descriptor) }
         guard isatty(descriptor) == 1 else { return nil }
-        write(descriptor, prompt)
+        // Echo goes off before the prompt shows, so that nothing typed after it is echoed (or
+        // flushed by the change).
         var saved = termios()
         let canHideEcho = tcgetattr(descriptor, &saved) == 0
         if canHideEcho {
@@ -45,9 +46,10 @@ enum Passphrase {
             silent.c_lflag |= tcflag_t(ECHONL)
             _ = tcsetattr(descriptor, TCSAFLUSH, &silent)
         }
+        write(descriptor, prompt)
         defer {
             if canHideEcho {
-                _ = tcsetattr(descriptor, TCSAFLUSH, &saved)
+                _ = tcsetattr(descriptor, TCSADRAIN, &saved)
                 TerminalRestorer.uninstall()
             }
         }

@@ -227,3 +227,31 @@ private final class HeldStore: @unchecked Sendable {
         self.store = store
     }
 }
+
+@Suite struct PromptTests {
+    @Test func aTerminalIsAskedWithoutEcho() throws {
+        let store = TestStore()
+        try store.makeLibrary(songs: 4, passphrase: "typed secret")
+        let prompt = "Passphrase for \(store.path): "
+        guard let run = try Tool.runOnTerminal(["info", store.path], answering: [(prompt, "typed secret")]) else { return }
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains(prompt))
+        #expect(run.output.contains("encrypted (AES-256-GCM)"))
+        #expect(!run.output.contains("typed secret"), "the passphrase was echoed: \(run.output)")
+    }
+
+    @Test func rekeyAsksForTheNewPassphraseTwice() throws {
+        let store = TestStore()
+        try store.makeLibrary(songs: 4)
+        let prompt = "New passphrase for \(store.path): "
+        guard let differ = try Tool.runOnTerminal(["rekey", store.path], answering: [(prompt, "one"), ("Repeat it: ", "two")]) else { return }
+        #expect(differ.status == 77, "\(differ.output)")
+        #expect(differ.output.contains("the two new passphrases differ"))
+        #expect(try Tool.run(["info", store.path]).status == 0, "still plaintext")
+
+        let same = try #require(try Tool.runOnTerminal(["rekey", store.path], answering: [(prompt, "twice"), ("Repeat it: ", "twice")]))
+        #expect(same.status == 0, "\(same.output)")
+        #expect(!same.output.contains("twice"))
+        #expect(try Tool.run(["info", store.path], environment: ["LARDER_PASSPHRASE": "twice"]).status == 0)
+    }
+}

@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 import Larder
+import LarderDocuments
 
 @Suite struct InfoCommandTests {
     @Test func describesAnObjectStoresClassesBuffersAndState() throws {
@@ -66,5 +67,27 @@ import Larder
         #expect(try Tool.run(["info", store.path]).status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.path).sorted() == before)
         #expect(try FileManager.default.attributesOfItem(atPath: store.file("_store.tch"))[.modificationDate] as? Date == modified)
+    }
+}
+
+@Suite struct MixedStoreTests {
+    @Test func objectsAndDocumentsInOneDirectoryAreBothShown() throws {
+        let store = TestStore()
+        try store.makeLibrary(songs: 3)
+        do {
+            let documents = try DocumentStore(path: store.path)
+            _ = try documents.collection("notes").insert(["text": "hello"])
+            try documents.close()
+        }
+        let run = try Tool.run(["info", store.path, "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        let info = try run.json()
+        #expect(info["kind"] as? String == "objects and documents")
+        #expect((info["classes"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Playlist", "Song"])
+        #expect((info["collections"] as? [[String: Any]])?.map { $0["documents"] as? Int } == [1])
+        #expect(try Tool.run(["verify", store.path]).status == 0)
+        let rekey = try Tool.run(["rekey", store.path], environment: ["LARDER_NEW_PASSPHRASE": "x"])
+        #expect(rekey.status == 70)
+        #expect(rekey.error.contains("holds both objects and documents"))
     }
 }

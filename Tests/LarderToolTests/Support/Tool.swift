@@ -58,6 +58,44 @@ enum Tool {
                               environment: [:], timeout: 120)
     }
 
+    /// Runs `larder arguments…` on a pseudo-terminal (through `script`) and types each reply
+    /// once its prompt has appeared, as a user would; nil when the machine has no `script`.
+    static func runOnTerminal(_ arguments: [String], answering prompts: [(prompt: String, reply: String)],
+                              timeout: TimeInterval = 60) throws -> ToolRun? {
+        let script = "/usr/bin/script"
+        guard FileManager.default.isExecutableFile(atPath: script) else { return nil }
+        let command = ([url.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: script)
+        process.arguments = ["--quiet", "--return", "--command", command.joined(separator: " "), "/dev/null"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let screen = Screen(output.fileHandleForReading)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        var answered = 0
+        // Each prompt is looked for after the previous one.
+        var seen = 0
+        while process.isRunning, Date() < deadline {
+            let text = Array(screen.text().utf8)
+            if answered < prompts.count, seen <= text.count,
+               let found = text[seen...].firstRange(of: Array(prompts[answered].prompt.utf8)) {
+                seen = found.upperBound
+                input.fileHandleForWriting.write(Data((prompts[answered].reply + "\n").utf8))
+                answered += 1
+            }
+            usleep(5_000)
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        screen.waitForEnd()
+        return ToolRun(status: process.terminationStatus, output: screen.text(), error: "")
+    }
+
     private static func runProgram(_ program: String, _ arguments: [String], environment: [String: String],
                                    timeout: TimeInterval) throws -> ToolRun {
         let process = Process()
@@ -105,5 +143,36 @@ private final class Reader: @unchecked Sendable {
     func text() -> String {
         done.wait()
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// What a pseudo-terminal shows, read as it comes.
+private final class Screen: @unchecked Sendable {
+    // @unchecked: `data` is guarded by `lock`.
+    private var data = Data()
+    private let lock = NSLock()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.lock()
+                data.append(chunk)
+                lock.unlock()
+            }
+            done.signal()
+        }
+    }
+
+    func text() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func waitForEnd() {
+        done.wait()
     }
 }
