@@ -56,6 +56,9 @@ import LarderDocuments
             try objects.register(Song.self)
             try objects.register(Playlist.self)
             #expect(try objects.allObjects(of: Song.self).map(\.title) == (1 ... 20).map { "Song \($0)" })
+            // The index on seconds, resealed without the class registered, still serves queries.
+            #expect(try objects.verify().isHealthy)
+            #expect(try objects.count(of: Song.self, where: \.seconds > 15) == 5)
             try objects.close()
         }
 

@@ -30,10 +30,12 @@ extension Store {
     package var storedClassNames: [String] { records.keys.sorted() }
 
     /// Calls `body` with every record of the class named `name`, in rowID order, whether or not
-    /// the class is registered: the pages of the rowIDs the class handed out are read one at a
-    /// time, so memory stays flat (a record at a rowID never handed out, which ``verify()``
-    /// reports, is not read). Throws ``StoreError/classNotRegistered(_:)`` when the store has no
-    /// such class, ``StoreError/corruptRecord(class:rowID:)`` for a damaged page or record.
+    /// the class is registered: the file's page keys are collected and sorted first, then the
+    /// pages read one at a time, so memory stays flat but for the keys (8 bytes per 32 rowIDs).
+    /// Records at rowIDs the class never handed out, which ``verify()`` reports, are given too.
+    /// Throws ``StoreError/classNotRegistered(_:)`` when the store has no such class,
+    /// ``StoreError/corruptRecord(class:rowID:)`` for a damaged page or record, or a key that
+    /// is not a page's.
     ///
     /// ```swift
     /// try store.forEachRawRecord(ofClassNamed: "Song") { print($0.rowID) }
@@ -41,10 +43,17 @@ extension Store {
     package func forEachRawRecord(ofClassNamed name: String, _ body: (RawRecord) throws -> Void) throws {
         try checkOpen()
         guard let record = records[name] else { throw StoreError.classNotRegistered(name) }
-        guard record.nextRowID > 1 else { return }
+        var numbers: [UInt64] = []
+        try backend.forEachRecord(in: name) { key, _ in
+            guard let number = RecordPage.number(inKey: key) else {
+                throw StoreError.corruptRecord(class: name, rowID: RowIDKey.rowID(in: key) ?? 0)
+            }
+            numbers.append(number)
+            return true
+        }
         let sealing = pageSealing(scope: record.classID)
         var opened: [UInt8] = []
-        for number in RecordPage.number(of: 1) ... RecordPage.number(of: record.nextRowID - 1) {
+        for number in numbers.sorted() {
             let found: [RawRecord] = try backend.withValue(forKey: RecordPage.key(forPage: number), in: name) { page in
                 guard let page else { return [] }
                 var found: [RawRecord] = []
