@@ -13,9 +13,10 @@ let package = Package(
         // The command-line tool: inspect and maintain a store from the shell (docs/TOOL.md).
         .executable(name: "larder", targets: ["LarderTool"]),
     ],
-    // The libraries depend on no package: only the `larder` tool uses swift-argument-parser,
-    // and a package that depends on the Larder or LarderDocuments product builds nothing of it.
-    // The speed tests, with GRDB, are a package of their own (SpeedTests/Package.swift).
+    // The libraries depend on no package: only the `larder` tool uses swift-argument-parser. A
+    // package that depends on the Larder or LarderDocuments product resolves it (SwiftPM resolves
+    // every dependency of a package) but builds nothing of it. The speed tests, with GRDB, are a
+    // package of their own (SpeedTests/Package.swift).
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
     ],

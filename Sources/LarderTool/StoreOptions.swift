@@ -24,8 +24,3 @@ struct StoreOptions: ParsableArguments {
         StoreOpener(path: path, readOnly: readOnly, lockTimeout: lockTimeout ?? 0)
     }
 }
-
-struct OutputOptions: ParsableArguments {
-    @Flag(help: "Write JSON instead of a table.")
-    var json = false
-}
