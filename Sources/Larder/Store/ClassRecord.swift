@@ -2,7 +2,7 @@
 // its classID, next rowID, version and deleted rowIDs. docs/FORMAT.md has the layout.
 
 /// The persisted registry entry of one class.
-internal struct ClassRecord: Equatable {
+internal struct ClassRecord: Equatable, Sendable {
     var classID: UInt64
     var nextRowID: UInt64
     var version: UInt8

@@ -50,6 +50,8 @@ public final class Store {
     /// The number of versions each class's history holds, by storage name, as saved (the
     /// `history/<Class>` records of `_store`).
     internal var historyCounts: [String: UInt64] = [:]
+    /// How the interchange turns a class's records into named fields (InterchangeFieldCoding).
+    internal var interchangeFields: any InterchangeFieldCoding = RecordBytesOnly()
 
     @exclusivity(unchecked) internal var insertedObjects: [StoredObject] = []
     @exclusivity(unchecked) internal var updatedObjects: [StoredObject] = []

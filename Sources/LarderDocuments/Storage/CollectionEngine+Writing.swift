@@ -39,6 +39,12 @@ extension CollectionEngine {
         return rowID
     }
 
+    /// Stages an imported document at `rowID`, which the caller has checked is new and below
+    /// the staged definition's next rowID (DocumentCollection+Interchange).
+    func stageImported(_ document: JSON, rowID: Int64, into write: inout PendingWrite) throws {
+        try stage(rowID: rowID, old: nil, new: try Self.content(of: document), into: &write)
+    }
+
     /// Stages the replacement of document `rowID`; throws when there is none.
     func stageUpdate(_ document: JSON, into write: inout PendingWrite) throws {
         let rowID = try Self.rowID(of: document)

@@ -1,0 +1,177 @@
+// The interchange import: an interchange file (docs/INTERCHANGE.md) read into an empty store,
+// each class with its exact class ID, next rowID and deleted rowIDs, each object with its rowID
+// and version, each named buffer. Two passes over the file keep memory flat and the target safe:
+// the first checks everything (InterchangeFileReader) and writes nothing; the second writes the
+// class files' pages in batches of about 64K records, sealed with the target's key, and the
+// registry and named buffers in the last batch. Until that last batch the store has no registry
+// entry for the imported classes, so nothing imported is visible; a write that fails on the way
+// removes the pages written before it.
+
+import Foundation
+
+extension Store {
+    /// How many records a batch of an import writes, about (whole pages only).
+    internal static let importBatchRecords = 1 << 16
+
+    /// Reads an interchange file written by ``exportInterchange(to:)`` into this store, which
+    /// must be empty (no class registered or saved, no named buffer): every class keeps its
+    /// class ID, next rowID and deleted rowIDs, every object its rowID and version, so
+    /// references inside records stay true. Register the Swift classes after the import; their
+    /// object and full-text indexes are built from the imported objects then.
+    ///
+    /// The file is read twice: first checked whole, then written. Bad input throws an
+    /// ``InterchangeError`` with its position (malformed JSON, an unknown class, a duplicate
+    /// rowID, a dangling reference, missing objects, …) and leaves the store unchanged; a store
+    /// that is not empty throws ``InterchangeError/targetNotEmpty(reason:)``. The records are
+    /// written in batches of about 65,536, then the registry and named buffers in a last batch
+    /// that makes them visible; if a write fails on the way, the pages written before it are
+    /// removed. Memory stays flat for any number of objects. In an encrypted store every record
+    /// is sealed with the store's key.
+    ///
+    /// ```swift
+    /// let copy = try Store(path: "/tmp/copy.larder")
+    /// try copy.importInterchange(from: URL(fileURLWithPath: "/tmp/music.json"))
+    /// try copy.register(Song.self)
+    /// ```
+    public func importInterchange(from url: URL) throws {
+        let path = url.path
+        try importInterchange(reading: { try JSONTextReader(path: path) })
+    }
+
+    /// The import of the text `openReader` reads (called once per pass), its records written in
+    /// batches of about `batchRecords`.
+    internal func importInterchange(reading openReader: () throws -> JSONTextReader,
+                                    batchRecords: Int = Store.importBatchRecords) throws {
+        try checkOpen()
+        guard !backend.isReadOnly else { throw StoreError.readOnly }
+        try checkEmptyForImport()
+        let coder: (String) throws -> ClassFieldCoder? = { [unowned self] name in try interchangeFields.coder(forClass: name, in: self) }
+
+        // Pass 1: everything checked, nothing written.
+        var checking = InterchangeFileReader(reader: try openReader(), coder: coder)
+        var visitor = InterchangeFileReader.Visitor()
+        visitor.classes = { [unowned self] classes in
+            for registered in classes where try backend.recordCount(in: registered.name) > 0 {
+                throw InterchangeError.targetNotEmpty(reason: "the class file \(registered.name) holds records")
+            }
+        }
+        try checking.read(visitor)
+
+        // Pass 2: the pages, then the registry and named buffers.
+        var writing = InterchangeImportWrite(store: self, batchRecords: batchRecords)
+        var writer = InterchangeFileReader(reader: try openReader(), coder: coder)
+        var sink = InterchangeFileReader.Visitor()
+        sink.classes = { writing.classes = $0 }
+        sink.object = { try writing.add($1, of: $0) }
+        sink.namedBuffer = { try writing.add($1, named: $0) }
+        do {
+            try writer.read(sink)
+            try writing.finish()
+        } catch {
+            writing.removeWrittenPages()
+            throw error
+        }
+        for registered in writing.classes { records[registered.name] = registered.record }
+        namedBufferCount = writing.namedBufferCount
+        forgetCachedFileState()
+    }
+
+    /// Throws ``InterchangeError/targetNotEmpty(reason:)`` unless the store has no class, no
+    /// named buffer and no unsaved change.
+    private func checkEmptyForImport() throws {
+        if let name = records.keys.min() { throw InterchangeError.targetNotEmpty(reason: "class \(name) is registered") }
+        if hasUnsavedChanges { throw InterchangeError.targetNotEmpty(reason: "it has unsaved changes") }
+        if try backend.recordCount(in: Self.namesTable) > 0 || (namedBufferCount ?? 0) > 0 {
+            throw InterchangeError.targetNotEmpty(reason: "it holds named buffers")
+        }
+    }
+}
+
+/// The writing pass of an import: records gathered per class into pages, the pages into
+/// batches applied as they fill, the registry and named buffers in the last.
+private struct InterchangeImportWrite {
+    let store: Store
+    let batchRecords: Int
+    var classes: [RegisteredClass] = []
+    private(set) var namedBufferCount = 0
+    private var pending: [String: (records: PendingRecords, count: Int, lastPage: UInt64)] = [:]
+    private var batch = WriteBatch()
+    private var recordsInBatch = 0
+    /// The class files a batch has been applied to.
+    private var written: Set<String> = []
+
+    init(store: Store, batchRecords: Int) {
+        self.store = store
+        self.batchRecords = batchRecords
+    }
+
+    /// Seals `record` into its class's pending pages; a class's pages go into the batch at a
+    /// page boundary once a thousand records (or a batch's worth) wait, so that a page is written once, whole.
+    mutating func add(_ record: RawRecord, of registered: RegisteredClass) throws {
+        let page = RecordPage.number(of: record.rowID)
+        var state = pending[registered.name] ?? (PendingRecords(), 0, page)
+        if state.count >= min(1024, batchRecords) && page != state.lastPage {
+            try flush(state.records, of: registered)
+            state = (PendingRecords(), 0, page)
+        }
+        do {
+            try state.records.seal(rowID: record.rowID, version: record.version, content: record.content,
+                                   for: store.pageSealing(scope: registered.classID))
+        } catch {
+            throw StoreError.encryptionFailure(reason: "\(error)")
+        }
+        state.count += 1
+        state.lastPage = page
+        pending[registered.name] = state
+        if recordsInBatch >= batchRecords { try applyBatch() }
+    }
+
+    mutating func add(_ buffer: DataBuffer, named name: String) throws {
+        try batch.putSealed(buffer, forKey: Array(name.utf8), in: Store.namesTable, cipher: store.cipher, scope: 0)
+        namedBufferCount += 1
+    }
+
+    /// The last batch: the pages left, the registry entries, the named-buffer count.
+    mutating func finish() throws {
+        for registered in classes {
+            if let state = pending[registered.name], state.count > 0 { try flush(state.records, of: registered) }
+            try store.addMetadata(registered.record.encoded(), forKey: ClassRecord.key(for: registered.name), to: &batch)
+        }
+        pending = [:]
+        if namedBufferCount > 0 {
+            var count = DataBuffer()
+            count.writeVarInt(UInt64(namedBufferCount))
+            try store.addMetadata(count, forKey: Store.namedBufferCountKey, to: &batch)
+        }
+        try applyBatch()
+    }
+
+    /// Removes every page applied so far (after a failure), as far as it can: the store had
+    /// none, and without registry entries nothing reads them.
+    func removeWrittenPages() {
+        guard !written.isEmpty else { return }
+        var removal = WriteBatch()
+        for table in written.sorted() {
+            try? store.backend.forEachRecord(in: table) { key, _ in
+                removal.removeValue(forKey: Array(key), in: table)
+                return true
+            }
+        }
+        try? store.applyToBackend(removal)
+    }
+
+    private mutating func flush(_ records: PendingRecords, of registered: RegisteredClass) throws {
+        let count = try records.writePages(of: registered.name, to: &batch, from: store.backend,
+                                           reading: store.pageSealing(scope: registered.classID)) { _ in false }
+        recordsInBatch += count
+    }
+
+    private mutating func applyBatch() throws {
+        guard !batch.isEmpty else { return }
+        let tables = batch.tables
+        try store.applyToBackend(batch)
+        written.formUnion(tables)
+        batch = WriteBatch()
+        recordsInBatch = 0
+    }
+}
