@@ -31,7 +31,7 @@ package struct FuzzTarget: Sendable {
     /// The targets of the Larder module's decoders.
     package static let larderTargets: [FuzzTarget] = [dataBuffer, recordPage, sealedPage, recordEnvelope, commitJournal,
                                                       classRecord, objectIndexRecord, encryptionRecord, changeRecord, historyRecord, textIndex,
-                                                      searchQuery, indexRun]
+                                                      searchQuery, indexRun, interchange]
 }
 
 /// A decoder that answered wrongly: what it broke.
