@@ -8,7 +8,7 @@ SWIFT ?= swift
 SCALE ?= 1
 REPEAT ?= 3
 
-.PHONY: test build deps clean speed fuzz fuzz-mutation power-loss query-random thread-sanitizer
+.PHONY: test build deps clean speed fuzz fuzz-mutation power-loss query-random thread-sanitizer interchange-scale
 
 deps:
 	@missing=""; \
@@ -93,6 +93,19 @@ QUERY_RANDOM_QUERIES ?= 2000
 query-random: deps
 	$(SWIFT) build --build-tests
 	QUERY_RANDOM_OBJECTS=$(QUERY_RANDOM_OBJECTS) QUERY_RANDOM_QUERIES=$(QUERY_RANDOM_QUERIES) $(SWIFT) test --skip-build --filter ObjectQueryRandomTests
+
+# The interchange at scale (Tests/LarderCrashWorker/InterchangeScale.swift): a store of
+# INTERCHANGE_SCALE_OBJECTS objects made, exported, imported into an empty store and exported
+# again in a release build, each step in a child process that reports its peak memory; fails if
+# an export or import goes over 200 MB or the two exports differ. `make test` runs 20,000
+# (InterchangeScaleTests).
+INTERCHANGE_SCALE_OBJECTS ?= 1000000
+INTERCHANGE_SCALE_DIR ?= /tmp/larder-interchange-scale
+interchange-scale: deps
+	$(SWIFT) build -c release --product LarderCrashWorker
+	rm -rf $(INTERCHANGE_SCALE_DIR)
+	"$$($(SWIFT) build -c release --show-bin-path)/LarderCrashWorker" interchange-scale $(INTERCHANGE_SCALE_DIR) $(INTERCHANGE_SCALE_OBJECTS) 200; \
+		status=$$?; rm -rf $(INTERCHANGE_SCALE_DIR); exit $$status
 
 # The suites that share a store across tasks (StorePool, its snapshot reads and gates, the
 # documents' async API and feeds) under ThreadSanitizer, in their own build folder: any data race

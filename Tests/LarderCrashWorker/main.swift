@@ -10,6 +10,7 @@
 //   write PATH                     open for writing, print "opened" or "error ..."
 //   populate PATH SAVES            make SAVES saves and write named buffers, so that every kind
 //                                  of file holds records; print "populated SAVES"
+//   interchange-scale DIR N [MB]   the interchange at scale (InterchangeScale.swift)
 //   trap PATH                      stop on a trap (for the test that shows its message is kept)
 //   hang PATH                      never answer (for the test that shows a deadline ends it)
 
@@ -265,6 +266,22 @@ do {
         say("opened")
     case "populate":
         say(try populate(saves: arguments.count > 3 ? UInt64(arguments[3]) ?? 0 : 0))
+    case "interchange-scale":
+        let count = arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0
+        let limit = arguments.count > 4 ? Int(arguments[4]) ?? 200 : 200
+        let (report, passed) = try InterchangeScale.run(directory: path, count: count, limitMegabytes: limit)
+        for line in report { say(line) }
+        say(passed ? "ok" : "failed")
+        if !passed { exit(1) }
+    case "interchange-populate":
+        try InterchangeScale.populate(path: path, count: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
+        say("peak \(InterchangeScale.peakKilobytes())")
+    case "interchange-export":
+        try InterchangeScale.export(path: path, file: arguments.count > 3 ? arguments[3] : "")
+        say("peak \(InterchangeScale.peakKilobytes())")
+    case "interchange-import":
+        try InterchangeScale.import(path: path, file: arguments.count > 3 ? arguments[3] : "")
+        say("peak \(InterchangeScale.peakKilobytes())")
     case "trap":
         fatalError("trap on request")
     case "hang":
