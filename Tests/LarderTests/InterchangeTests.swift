@@ -352,3 +352,28 @@ private struct ArtistFields: InterchangeFieldCoding {
         })
     }
 }
+
+/// The example of docs/INTERCHANGE.md is a real file: it imports, reads as it says, and
+/// exports as it is written.
+@Suite struct InterchangeDocumentationTests {
+    @Test func theDocumentedExampleImportsAndExportsAsWritten() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/INTERCHANGE.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let start = try #require(text.range(of: "```json\n{\"format\":\"larder-interchange\""))
+        let end = try #require(text.range(of: "```\n", range: start.upperBound ..< text.endIndex))
+        let example = Array(text[text.index(start.lowerBound, offsetBy: 8) ..< end.lowerBound].utf8)
+        let directory = TemporaryDirectory("interchange-docs", backend: .memory)
+        let store = try directory.store()
+        try store.importInterchange(reading: { JSONTextReader(bytes: example) })
+        #expect(try InterchangeTests.exportText(of: store) == example)
+        try store.register(Song.self)
+        try store.register(Playlist.self)
+        #expect(try store.allObjects(of: Song.self).map(\.title) == ["So What", "All Blues", "Flamenco Sketches"])
+        #expect(try store.allObjects(of: Song.self).map(\.seconds) == [545, 485, 465])
+        let playlist = try #require(try store.object(of: Playlist.self, rowID: 1))
+        #expect(playlist.title == "Kind of Blue" && playlist.songs.map(\.rowID) == [5, 1])
+        var current = try #require(try store.dataBuffer(forName: "current-playlist"))
+        #expect(try current.readReference(to: Playlist.self, in: store) === playlist)
+    }
+}

@@ -16,8 +16,10 @@ extension Store {
     /// Reads an interchange file written by ``exportInterchange(to:)`` into this store, which
     /// must be empty (no class registered or saved, no named buffer): every class keeps its
     /// class ID, next rowID and deleted rowIDs, every object its rowID and version, so
-    /// references inside records stay true. Register the Swift classes after the import; their
-    /// object and full-text indexes are built from the imported objects then.
+    /// references inside records stay true. Register the Swift classes after the import: their
+    /// object indexes are built from the imported objects then; a full-text index is built by
+    /// ``rebuildTextIndex(of:)``. History and the change log are not imported, and the import
+    /// publishes no ``StoreChange``.
     ///
     /// The file is read twice: first checked whole, then written. Bad input throws an
     /// ``InterchangeError`` with its position (malformed JSON, an unknown class, a duplicate
