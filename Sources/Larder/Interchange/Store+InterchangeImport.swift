@@ -4,8 +4,8 @@
 // the first checks everything (InterchangeFileReader) and writes nothing; the second writes the
 // class files' pages in batches of about 64K records, sealed with the target's key, and the
 // registry and named buffers in the last batch. Until that last batch the store has no registry
-// entry for the imported classes, so nothing imported is visible; a write that fails on the way
-// removes the pages written before it.
+// entry for the imported classes, so nothing imported is visible; pages left by an import whose
+// writing failed before its last batch are removed by the next import, before it writes.
 
 import Foundation
 
@@ -26,9 +26,10 @@ extension Store {
     /// rowID, a dangling reference, missing objects, …) and leaves the store unchanged; a store
     /// that is not empty throws ``InterchangeError/targetNotEmpty(reason:)``. The records are
     /// written in batches of about 65,536, then the registry and named buffers in a last batch
-    /// that makes them visible; if a write fails on the way, the pages written before it are
-    /// removed. Memory stays flat for any number of objects. In an encrypted store every record
-    /// is sealed with the store's key.
+    /// that makes them visible: a storage failure on the way leaves the store as empty as it was
+    /// (the pages written are invisible, and the next import removes them) or, when the last
+    /// batch is rolled forward at the next open, imported whole. Memory stays flat for any
+    /// number of objects. In an encrypted store every record is sealed with the store's key.
     ///
     /// ```swift
     /// let copy = try Store(path: "/tmp/copy.larder")
@@ -51,28 +52,20 @@ extension Store {
 
         // Pass 1: everything checked, nothing written.
         var checking = InterchangeFileReader(reader: try openReader(), coder: coder)
-        var visitor = InterchangeFileReader.Visitor()
-        visitor.classes = { [unowned self] classes in
-            for registered in classes where try backend.recordCount(in: registered.name) > 0 {
-                throw InterchangeError.targetNotEmpty(reason: "the class file \(registered.name) holds records")
-            }
-        }
-        try checking.read(visitor)
+        try checking.read(InterchangeFileReader.Visitor())
 
         // Pass 2: the pages, then the registry and named buffers.
         var writing = InterchangeImportWrite(store: self, batchRecords: batchRecords)
         var writer = InterchangeFileReader(reader: try openReader(), coder: coder)
         var sink = InterchangeFileReader.Visitor()
-        sink.classes = { writing.classes = $0 }
+        sink.classes = {
+            writing.classes = $0
+            try writing.removeLeftoverPages()
+        }
         sink.object = { try writing.add($1, of: $0) }
         sink.namedBuffer = { try writing.add($1, named: $0) }
-        do {
-            try writer.read(sink)
-            try writing.finish()
-        } catch {
-            writing.removeWrittenPages()
-            throw error
-        }
+        try writer.read(sink)
+        try writing.finish()
         for registered in writing.classes { records[registered.name] = registered.record }
         namedBufferCount = writing.namedBufferCount
         forgetCachedFileState()
@@ -99,8 +92,6 @@ private struct InterchangeImportWrite {
     private var pending: [String: (records: PendingRecords, count: Int, lastPage: UInt64)] = [:]
     private var batch = WriteBatch()
     private var recordsInBatch = 0
-    /// The class files a batch has been applied to.
-    private var written: Set<String> = []
 
     init(store: Store, batchRecords: Int) {
         self.store = store
@@ -148,18 +139,20 @@ private struct InterchangeImportWrite {
         try applyBatch()
     }
 
-    /// Removes every page applied so far (after a failure), as far as it can: the store had
-    /// none, and without registry entries nothing reads them.
-    func removeWrittenPages() {
-        guard !written.isEmpty else { return }
+    /// Removes the pages an import that failed before its last batch left in the class files
+    /// (the registry has no entry for these classes, so nothing reads them), in a batch of its
+    /// own: a class file with records and no registry entry is never anything else, since
+    /// registering a class writes its entry at once.
+    func removeLeftoverPages() throws {
         var removal = WriteBatch()
-        for table in written.sorted() {
-            try? store.backend.forEachRecord(in: table) { key, _ in
-                removal.removeValue(forKey: Array(key), in: table)
+        for registered in classes {
+            try store.backend.forEachRecord(in: registered.name) { key, _ in
+                removal.removeValue(forKey: Array(key), in: registered.name)
                 return true
             }
         }
-        try? store.applyToBackend(removal)
+        guard !removal.isEmpty else { return }
+        try store.applyToBackend(removal)
     }
 
     private mutating func flush(_ records: PendingRecords, of registered: RegisteredClass) throws {
@@ -170,9 +163,7 @@ private struct InterchangeImportWrite {
 
     private mutating func applyBatch() throws {
         guard !batch.isEmpty else { return }
-        let tables = batch.tables
         try store.applyToBackend(batch)
-        written.formUnion(tables)
         batch = WriteBatch()
         recordsInBatch = 0
     }
