@@ -87,7 +87,13 @@ import Testing
         let text = try Self.exportText(of: store)
 
         let target = TemporaryDirectory("interchange-batches-target", backend: backend)
-        try target.store().importInterchange(reading: { JSONTextReader(bytes: text) }, batchRecords: 100)
+        var reports: [InterchangeProgress] = []
+        try target.store().importInterchange(reading: { JSONTextReader(bytes: text) }, batchRecords: 100) { reports.append($0) }
+        // Checking reports its end; writing each batch, rising to every object.
+        #expect(reports.first == InterchangeProgress(phase: .checking, objects: 2_996, totalObjects: 2_996))
+        let written = reports.dropFirst().map(\.objects)
+        #expect(reports.dropFirst().allSatisfy { $0.phase == .writing && $0.totalObjects == 2_996 })
+        #expect(written.count >= 10 && written == written.sorted() && written.last == 2_996, "\(written)")
         let copy = try target.openStore([Song.self])
         #expect(try Self.exportText(of: copy) == text)
         let songs = try copy.allObjects(of: Song.self)

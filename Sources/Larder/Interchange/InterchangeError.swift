@@ -3,7 +3,7 @@
 // case about the input carries the position of the value at fault. Damage found in the store
 // being exported is a StoreError; the storage failing a BackendError.
 
-/// An error of the interchange format: ``Store/importInterchange(from:)``,
+/// An error of the interchange format: ``Store/importInterchange(from:progress:)``,
 /// ``Store/exportInterchange(to:)`` and the document collections' `import(from:)` and
 /// `export(to:)`. An import that throws leaves its target as it was.
 ///

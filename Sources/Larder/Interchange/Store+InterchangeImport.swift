@@ -31,20 +31,24 @@ extension Store {
     /// batch is rolled forward at the next open, imported whole. Memory stays flat for any
     /// number of objects. In an encrypted store every record is sealed with the store's key.
     ///
+    /// `progress`, when given, is called as the import goes: every 65,536 objects while
+    /// checking, after every batch while writing, and at the end of each pass.
+    ///
     /// ```swift
     /// let copy = try Store(path: "/tmp/copy.larder")
     /// try copy.importInterchange(from: URL(fileURLWithPath: "/tmp/music.json"))
     /// try copy.register(Song.self)
     /// ```
-    public func importInterchange(from url: URL) throws {
+    public func importInterchange(from url: URL, progress: ((InterchangeProgress) -> Void)? = nil) throws {
         let path = url.path
-        try importInterchange(reading: { try JSONTextReader(path: path) })
+        try importInterchange(reading: { try JSONTextReader(path: path) }, progress: progress)
     }
 
     /// The import of the text `openReader` reads (called once per pass), its records written in
     /// batches of about `batchRecords`.
     internal func importInterchange(reading openReader: () throws -> JSONTextReader,
-                                    batchRecords: Int = Store.importBatchRecords) throws {
+                                    batchRecords: Int = Store.importBatchRecords,
+                                    progress: ((InterchangeProgress) -> Void)? = nil) throws {
         try checkOpen()
         guard !backend.isReadOnly else { throw StoreError.readOnly }
         try checkEmptyForImport()
@@ -52,10 +56,22 @@ extension Store {
 
         // Pass 1: everything checked, nothing written.
         var checking = InterchangeFileReader(reader: try openReader(), coder: coder)
-        try checking.read(InterchangeFileReader.Visitor())
+        var total = 0
+        var checked = 0
+        var visitor = InterchangeFileReader.Visitor()
+        visitor.classes = { classes in total = classes.reduce(0) { $0 + $1.objectCount } }
+        if let progress {
+            visitor.object = { _, _ in
+                checked += 1
+                if checked % Self.importBatchRecords == 0 { progress(InterchangeProgress(phase: .checking, objects: checked, totalObjects: total)) }
+            }
+        }
+        try checking.read(visitor)
+        progress?(InterchangeProgress(phase: .checking, objects: checked, totalObjects: total))
 
         // Pass 2: the pages, then the registry and named buffers.
         var writing = InterchangeImportWrite(store: self, batchRecords: batchRecords)
+        writing.progress = progress.map { report in { written in report(InterchangeProgress(phase: .writing, objects: written, totalObjects: total)) } }
         var writer = InterchangeFileReader(reader: try openReader(), coder: coder)
         var sink = InterchangeFileReader.Visitor()
         sink.classes = {
@@ -92,6 +108,10 @@ private struct InterchangeImportWrite {
     private var pending: [String: (records: PendingRecords, count: Int, lastPage: UInt64)] = [:]
     private var batch = WriteBatch()
     private var recordsInBatch = 0
+    /// The objects sealed so far.
+    private var objects = 0
+    /// Told how many objects are written after each batch applied.
+    var progress: ((Int) -> Void)?
 
     init(store: Store, batchRecords: Int) {
         self.store = store
@@ -114,6 +134,7 @@ private struct InterchangeImportWrite {
             throw StoreError.encryptionFailure(reason: "\(error)")
         }
         state.count += 1
+        objects += 1
         state.lastPage = page
         pending[registered.name] = state
         if recordsInBatch >= batchRecords { try applyBatch() }
@@ -165,6 +186,8 @@ private struct InterchangeImportWrite {
         guard !batch.isEmpty else { return }
         try store.applyToBackend(batch)
         batch = WriteBatch()
+        // The records of the batch applied: those sealed less those still waiting in pages.
+        progress?(objects - pending.values.reduce(0) { $0 + $1.count })
         recordsInBatch = 0
     }
 }
