@@ -217,6 +217,36 @@ import Testing
         #expect(try withBuffer.dataBuffer(forName: "kept")?.bytes == [1])
     }
 
+    @Test(arguments: BackendKind.allCases)
+    func damageInTheStoreFailsTheExportAndLeavesNoFile(backend: BackendKind) throws {
+        let source = TemporaryDirectory("interchange-damaged", backend: backend)
+        try Self.fillMusicStore(source)
+        let store = try source.store()
+        let raw = RawRecords(store, "Song")
+        var page = try #require(try raw.pages()[0])
+        page[page.count - 3] ^= 0x40
+        try raw.putPage(page, number: 0)
+        let files = TemporaryDirectory("interchange-damaged-files")
+        try FileManager.default.createDirectory(atPath: files.path, withIntermediateDirectories: true)
+        let file = URL(fileURLWithPath: files.path + "/damaged.json")
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 0)) { try store.exportInterchange(to: file) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: files.path).isEmpty)
+        // A class file emptied behind the store's back.
+        var emptied = WriteBatch()
+        emptied.removeValue(forKey: RecordPage.key(forPage: 0), in: "Song")
+        try store.backend.apply(emptied)
+        #expect(throws: StoreError.missingRecords(table: "Song", expected: 3, found: 0)) { try store.exportInterchange(to: file) }
+    }
+
+    @Test func aReadOnlyStoreRefusesAnImport() throws {
+        let directory = TemporaryDirectory("interchange-read-only")
+        try directory.store().close()
+        let store = try directory.store(configuration: Store.Configuration(readOnly: true))
+        #expect(throws: StoreError.readOnly) {
+            try store.importInterchange(reading: { JSONTextReader(bytes: Array("{}".utf8)) })
+        }
+    }
+
     @Test func aFileThatCannotBeReadIsAFileFailure() throws {
         let target = TemporaryDirectory("interchange-no-file")
         let path = target.path + "-missing.json"
