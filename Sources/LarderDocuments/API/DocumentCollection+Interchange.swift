@@ -62,7 +62,7 @@ extension DocumentCollection {
     /// empty (no document ever inserted, no index, alias, queryable field or default): every
     /// document keeps its `"__rowid__"`, the collection its next rowID, index definitions (the
     /// indexes are built from the documents), queryable fields, aliases and defaults. The whole
-    /// file is one atomic commit: on any error (an ``InterchangeError`` with its line and column,
+    /// file is one atomic commit: on any error (an `InterchangeError` with its line and column,
     /// or a unique index the documents break) nothing is written. The documents are held in
     /// memory until the commit.
     ///
