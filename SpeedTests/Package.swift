@@ -59,7 +59,9 @@ let package = Package(
         // benchmark is caught by CI, not by the next `make speed`.
         .testTarget(
             name: "SpeedSmokeTests",
-            dependencies: ["LarderSpeedTest", "SQLiteSpeedTest", "GRDBSpeedTest", "TokyoCabinetSpeedTest", "SpeedCompare"],
+            dependencies: ["LarderSpeedTest", "SQLiteSpeedTest", "GRDBSpeedTest", "TokyoCabinetSpeedTest", "SpeedCompare",
+                           // The interchange round trips over the stores the Larder workloads make.
+                           .product(name: "Larder", package: "Larder"), .product(name: "LarderDocuments", package: "Larder")],
             path: "Tests/SpeedSmokeTests"
         ),
     ],
