@@ -142,6 +142,34 @@ import Testing
         try Self.expectEmpty(target2, classes: ["Song", "Artist"])
     }
 
+    @Test(arguments: BackendKind.allCases)
+    func derivedIndexesAreBuiltAfterTheImport(backend: BackendKind) throws {
+        let source = TemporaryDirectory("interchange-indexes", backend: backend)
+        let store = try source.openStore([TimedSong.self, FormatExampleSong.self])
+        for number in 0 ..< 200 { try store.insert(TimedSong(title: "song \(number)", seconds: UInt32(number))) }
+        for title in ["Blue in Green", "Bluebird", "So What"] {
+            let song = FormatExampleSong()
+            song.title = title
+            try store.insert(song)
+        }
+        try store.saveChanges()
+        let text = try Self.exportText(of: store)
+
+        let target = TemporaryDirectory("interchange-indexes-target", backend: backend)
+        let copy = try target.store()
+        try copy.importInterchange(reading: { JSONTextReader(bytes: text) })
+        try copy.register(TimedSong.self)
+        try copy.register(FormatExampleSong.self)
+        // The object index is built from the imported objects when the class registers.
+        #expect(try copy.explain(of: TimedSong.self, where: \.seconds > 190).description.contains("index \"seconds\""))
+        #expect(try copy.objects(of: TimedSong.self, where: \.seconds > 196).map(\.title) == ["song 197", "song 198", "song 199"])
+        // The full-text index, by rebuildTextIndex(of:).
+        try copy.rebuildTextIndex(of: FormatExampleSong.self)
+        #expect(try copy.objects(of: FormatExampleSong.self, matchingText: "[[blue*]]", forAttribute: "title").map(\.title)
+            == ["Blue in Green", "Bluebird"])
+        #expect(try copy.verify().isHealthy)
+    }
+
     // MARK: Bad input
 
     @Test(arguments: BackendKind.allCases)
