@@ -66,7 +66,7 @@ enum InterchangeScale {
         let store = try Store(path: path, configuration: .init(durability: .noSync))
         try store.importInterchange(from: URL(fileURLWithPath: file))
         try store.register(ScaleRow.self)
-        guard try store.count(of: ScaleRow.self) == store.registeredClasses().first?.objectCount else {
+        guard try store.count(of: ScaleRow.self) == store.registryEntries().first?.objectCount else {
             throw ScaleFailure("the imported store's count differs from its registry")
         }
     }

@@ -54,9 +54,9 @@ import Testing
         let store = try Store(path: directory.path)
         defer { try? store.close() }
         var lines: [String] = []
-        for registered in try store.registeredClasses() {
+        for registered in try store.registryEntries() {
             lines.append("class \(registered.name) \(registered.classID) \(registered.nextRowID) \(registered.deletedRowIDs)")
-            try store.forEachRawRecord(ofClass: registered.name) { lines.append("\($0.rowID) \($0.version) \($0.content)") }
+            try store.forEachRawRecord(ofClassNamed: registered.name) { lines.append("\($0.rowID) \($0.version) \($0.content)") }
         }
         for name in try store.dataBufferNames() {
             lines.append("buffer \(name) \(try store.dataBuffer(forName: name)?.bytes ?? [])")

@@ -65,15 +65,17 @@ import Testing
         #expect(registered == unregistered)
         // Its parts, read without the classes.
         let store = try source.store()
-        let classes = try store.registeredClasses()
+        let classes = try store.registryEntries()
         #expect(classes.map(\.name) == ["Song", "Playlist", "Artist", "Bookmark"])
         #expect(classes[0].nextRowID == 6 && classes[0].deletedRowIDs == [2 ... 3])
-        #expect(try store.savedRowIDs(ofClass: "Song") == [1, 4, 5])
-        let record = try #require(try store.rawRecord(ofClass: "Song", rowID: 4))
+        var rowIDs: [UInt64] = []
+        try store.forEachRawRecord(ofClassNamed: "Song") { rowIDs.append($0.rowID) }
+        #expect(rowIDs == [1, 4, 5])
+        let record = try #require(try store.rawRecord(ofClassNamed: "Song", rowID: 4))
         var buffer = DataBuffer(bytes: record.content, versionOfData: record.version)
         #expect(try buffer.readString() == "All Blues")
-        #expect(try store.rawRecord(ofClass: "Song", rowID: 2) == nil)
-        #expect(throws: StoreError.classNotRegistered("Album")) { _ = try store.savedRowIDs(ofClass: "Album") }
+        #expect(try store.rawRecord(ofClassNamed: "Song", rowID: 2) == nil)
+        #expect(throws: StoreError.classNotRegistered("Album")) { _ = try store.rawRecord(ofClassNamed: "Album", rowID: 1) }
     }
 
     @Test(arguments: BackendKind.allCases)
@@ -355,7 +357,7 @@ import Testing
 
     /// The store holds nothing: no class, no named buffer, no record in the class files.
     static func expectEmpty(_ store: Store, classes: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(try store.registeredClasses().isEmpty, sourceLocation: sourceLocation)
+        #expect(try store.registryEntries().isEmpty, sourceLocation: sourceLocation)
         #expect(try store.dataBufferNames().isEmpty, sourceLocation: sourceLocation)
         for name in classes {
             #expect(try store.backend.recordCount(in: name) == 0, "\(name)", sourceLocation: sourceLocation)

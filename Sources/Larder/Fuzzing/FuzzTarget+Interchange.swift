@@ -13,7 +13,7 @@ extension FuzzTarget {
             // Small batches, so that the import's series of batches is reached too.
             try store.importInterchange(reading: { JSONTextReader(bytes: input) }, batchRecords: 3)
         } catch {
-            let classes = (try? store.registeredClasses()) ?? []
+            let classes = (try? store.registryEntries()) ?? []
             let names = (try? store.dataBufferNames()) ?? ["?"]
             try FuzzViolation.check(classes.isEmpty && names.isEmpty, "a refused import (\(error)) left \(classes) and \(names)")
             return false

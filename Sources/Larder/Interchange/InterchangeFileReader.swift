@@ -12,9 +12,9 @@ internal struct InterchangeFileReader {
     /// What the reader hands out, in the file's order.
     struct Visitor {
         /// The classes, checked (names, class IDs, registries), before any object.
-        var classes: ([RegisteredClass]) throws -> Void = { _ in }
+        var classes: ([RegistryEntry]) throws -> Void = { _ in }
         /// One object, its content bytes ready to seal.
-        var object: (RegisteredClass, RawRecord) throws -> Void = { _, _ in }
+        var object: (RegistryEntry, Store.RawRecord) throws -> Void = { _, _ in }
         /// One named buffer.
         var namedBuffer: (String, DataBuffer) throws -> Void = { _, _ in }
     }
@@ -22,7 +22,7 @@ internal struct InterchangeFileReader {
     private var reader: JSONTextReader
     /// The field coder of each class, asked once; nil for a class without a field schema.
     private let coder: (String) throws -> ClassFieldCoder?
-    private var classes: [String: RegisteredClass] = [:]
+    private var classes: [String: RegistryEntry] = [:]
     private var coders: [String: ClassFieldCoder?] = [:]
     /// Per class: the last rowID read and how many objects.
     private var progress: [String: (lastRowID: UInt64, count: Int)] = [:]
@@ -101,7 +101,7 @@ internal struct InterchangeFileReader {
             guard Store.isValidStorageName(name) else {
                 throw InterchangeError.invalidStructure(reason: "\(name) is not a valid storage name", at: start)
             }
-            guard let registered = RegisteredClass(name: name, classID: classID, version: UInt8(version), nextRowID: nextRowID,
+            guard let registered = RegistryEntry(name: name, classID: classID, version: UInt8(version), nextRowID: nextRowID,
                                                    deletedRowIDs: ranges) else {
                 throw InterchangeError.invalidStructure(
                     reason: "class \(name): classID and nextRowID start at 1, deleted rowIDs ascend without overlapping", at: start)
@@ -168,7 +168,7 @@ internal struct InterchangeFileReader {
         } else {
             content = []
         }
-        try visitor.object(registered, RawRecord(rowID: rowID, version: version, content: content))
+        try visitor.object(registered, Store.RawRecord(rowID: rowID, version: version, content: content))
     }
 
     /// The content bytes of an object's named fields, through its class's field coder; every

@@ -35,7 +35,7 @@ extension Store {
 
     /// The interchange text of the store, into `writer` (flushed as it fills, not finished).
     internal func exportInterchange(into writer: inout JSONTextWriter) throws {
-        let classes = try registeredClasses()
+        let classes = try registryEntries()
         writer.raw(#"{"format":"#)
         writer.string(Self.interchangeFormat)
         writer.raw(#","version":"#)
@@ -49,11 +49,20 @@ extension Store {
         var isFirst = true
         for registered in classes {
             let coder = try interchangeFields.coder(forClass: registered.name, in: self)
-            try forEachRawRecord(ofClass: registered.name) { record in
+            var found = 0
+            try forEachRawRecord(ofClassNamed: registered.name) { record in
+                // A record the registry says cannot exist would make a file no import accepts.
+                guard registered.holds(record.rowID) else {
+                    throw StoreError.corruptRecord(class: registered.name, rowID: record.rowID)
+                }
+                found += 1
                 writer.raw(isFirst ? "\n" : ",\n")
                 isFirst = false
                 try Self.writeObject(record, of: registered.name, coder: coder, to: &writer)
                 try writer.flushIfFull()
+            }
+            guard found == registered.objectCount else {
+                throw StoreError.missingRecords(table: registered.name, expected: registered.objectCount, found: found)
             }
         }
         writer.raw(isFirst ? "],\n\"namedBuffers\":[" : "\n],\n\"namedBuffers\":[")
@@ -73,7 +82,7 @@ extension Store {
         writer.raw(names.isEmpty ? "]}\n" : "\n]}\n")
     }
 
-    private static func writeClass(_ registered: RegisteredClass, to writer: inout JSONTextWriter) {
+    private static func writeClass(_ registered: RegistryEntry, to writer: inout JSONTextWriter) {
         writer.raw(#"{"name":"#)
         writer.string(registered.name)
         writer.raw(#","classID":"#)

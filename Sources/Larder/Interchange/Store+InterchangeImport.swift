@@ -103,7 +103,7 @@ extension Store {
 private struct InterchangeImportWrite {
     let store: Store
     let batchRecords: Int
-    var classes: [RegisteredClass] = []
+    var classes: [RegistryEntry] = []
     private(set) var namedBufferCount = 0
     private var pending: [String: (records: PendingRecords, count: Int, lastPage: UInt64)] = [:]
     private var batch = WriteBatch()
@@ -120,7 +120,7 @@ private struct InterchangeImportWrite {
 
     /// Seals `record` into its class's pending pages; a class's pages go into the batch at a
     /// page boundary once a thousand records (or a batch's worth) wait, so that a page is written once, whole.
-    mutating func add(_ record: RawRecord, of registered: RegisteredClass) throws {
+    mutating func add(_ record: Store.RawRecord, of registered: RegistryEntry) throws {
         let page = RecordPage.number(of: record.rowID)
         var state = pending[registered.name] ?? (PendingRecords(), 0, page)
         if state.count >= min(1024, batchRecords) && page != state.lastPage {
@@ -176,7 +176,7 @@ private struct InterchangeImportWrite {
         try store.applyToBackend(removal)
     }
 
-    private mutating func flush(_ records: PendingRecords, of registered: RegisteredClass) throws {
+    private mutating func flush(_ records: PendingRecords, of registered: RegistryEntry) throws {
         let count = try records.writePages(of: registered.name, to: &batch, from: store.backend,
                                            reading: store.pageSealing(scope: registered.classID)) { _ in false }
         recordsInBatch += count
