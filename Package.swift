@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -6,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "Larder", targets: ["Larder"]),
         .library(name: "LarderDocuments", targets: ["LarderDocuments"]),
+        // The @StoredModel macro; re-exports Larder, so `import LarderModel` is enough.
+        .library(name: "LarderModel", targets: ["LarderModel"]),
         // Only for the power-loss test: loaded into the crash worker with LD_PRELOAD.
         .library(name: "PowerCut", type: .dynamic, targets: ["PowerCut"]),
         // The seeded generator the tests and the speed-test package (SpeedTests/) share.
@@ -13,12 +16,14 @@ let package = Package(
         // The command-line tool: inspect and maintain a store from the shell (docs/TOOL.md).
         .executable(name: "larder", targets: ["LarderTool"]),
     ],
-    // The libraries depend on no package: only the `larder` tool uses swift-argument-parser. A
-    // package that depends on the Larder or LarderDocuments product resolves it (SwiftPM resolves
-    // every dependency of a package) but builds nothing of it. The speed tests, with GRDB, are a
-    // package of their own (SpeedTests/Package.swift).
+    // The libraries depend on no package. The `larder` tool uses swift-argument-parser, and the
+    // @StoredModel macro's implementation (LarderModelMacros, a compiler plug-in) swift-syntax. A
+    // package that depends on the Larder or LarderDocuments product resolves them (SwiftPM
+    // resolves every dependency of a package) but builds neither. The speed tests, with GRDB,
+    // are a package of their own (SpeedTests/Package.swift).
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -42,6 +47,28 @@ let package = Package(
         .target(
             name: "Larder",
             dependencies: ["CTokyoCabinet", "COpenSSL", "CChecksum", "CPrefetch"]
+        ),
+        // @StoredModel: the macro's implementation (a compiler plug-in on swift-syntax) and the
+        // library that declares it.
+        .macro(
+            name: "LarderModelMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        .target(
+            name: "LarderModel",
+            dependencies: ["Larder", "LarderModelMacros"]
+        ),
+        .testTarget(
+            name: "LarderModelTests",
+            dependencies: [
+                "LarderModel", "LarderModelMacros", "LarderTestSupport",
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+            ]
         ),
         .target(
             name: "LarderDocuments",

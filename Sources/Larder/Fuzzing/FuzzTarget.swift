@@ -31,7 +31,7 @@ package struct FuzzTarget: Sendable {
     /// The targets of the Larder module's decoders.
     package static let larderTargets: [FuzzTarget] = [dataBuffer, recordPage, sealedPage, recordEnvelope, commitJournal,
                                                       classRecord, objectIndexRecord, encryptionRecord, changeRecord, historyRecord, textIndex,
-                                                      searchQuery, indexRun, interchange]
+                                                      searchQuery, indexRun, interchange, storedModelSchema, storedModelContent]
 }
 
 /// A decoder that answered wrongly: what it broke.

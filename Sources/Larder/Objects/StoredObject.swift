@@ -156,6 +156,14 @@ open class StoredObject {
     /// ```
     open class var keepsHistory: Bool { false }
 
+    /// The fields of a `@StoredModel` class, which the macro declares and the store keeps in its
+    /// registry (``Store/schema(ofClassNamed:)``); nil for a class that writes its own content.
+    ///
+    /// ```swift
+    /// Song.storedModelSchema?.fields.map(\.name)   // ["title", "seconds"]
+    /// ```
+    open class var storedModelSchema: StoredModelSchema? { nil }
+
     /// Reads the object's fields from `buffer`, in the order ``writeContent(to:)`` wrote them.
     ///
     /// ```swift

@@ -106,6 +106,9 @@ extension Store {
                     } else if let name = HistoryRecord.className(inCountKey: key) {
                         var buffer = try openMetadata(value, key: key, name: "history/" + name)
                         historyCounts[name] = try Self.decodeMetadata("history/" + name) { try buffer.readVarInt() }
+                    } else if let name = StoredModelSchema.className(inKey: key) {
+                        var buffer = try openMetadata(value, key: key, name: "schema/" + name)
+                        schemas[name] = try Self.decodeMetadata("schema/" + name) { try StoredModelSchema(decoding: &buffer) }
                     } else if let name = ClassRecord.name(inKey: key) {
                         var buffer = try openMetadata(value, key: key, name: "class/" + name)
                         records[name] = try Self.decodeMetadata("class/" + name) { try ClassRecord(decoding: &buffer) }

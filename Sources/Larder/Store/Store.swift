@@ -29,6 +29,9 @@ public final class Store {
     internal var entriesByID: [UInt64: ClassEntry] = [:]
     /// Every class record in the store, registered in this session or not.
     internal var records: [String: ClassRecord] = [:]
+    /// The schema of every `@StoredModel` class in the registry (`schema/<Class>`), by storage
+    /// name, registered in this session or not.
+    internal var schemas: [String: StoredModelSchema] = [:]
     /// How many named buffers `_names` holds, from the registry (nil in a store that has not
     /// counted them yet).
     internal var namedBufferCount: Int?
@@ -187,6 +190,7 @@ public final class Store {
         if !(belongsToPool && backend.isReadOnly), try backend.recordCount(in: name) == 0 && record.expectedRecordCount > 0 {
             throw StoreError.missingRecords(table: name, expected: record.expectedRecordCount, found: 0)
         }
+        try recordSchema(of: type, named: name)
         let entry = ClassEntry(type: type, name: name, record: record)
         try attachTextIndex(to: entry)
         entriesByType[key] = entry

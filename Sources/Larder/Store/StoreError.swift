@@ -91,6 +91,9 @@ public enum StoreError: Error, Equatable, Sendable {
     /// An index the class declares cannot be kept: a key path of another class, or one that
     /// names no stored property (give the index a `name:`), or two indexes with one name.
     case invalidIndex(class: String, reason: String)
+    /// The fields a `@StoredModel` class declares cannot be kept in the registry (a schema built
+    /// by hand with a duplicate or unsupported field).
+    case invalidSchema(class: String, reason: String)
     /// A record of an object index is damaged (`rebuildIndexes(of:)` rebuilds it).
     case corruptIndex(class: String, index: String, reason: String)
 
@@ -120,6 +123,7 @@ extension StoreError: CustomStringConvertible {
         case let .formatUpgradeRequired(version): return "store format \(version) must be upgraded: open the store once for writing"
         case let .uniqueIndexViolation(name, index): return "two \(name) objects would have the same values in the unique index \(index)"
         case let .invalidIndex(name, reason): return "an index of \(name) cannot be kept: \(reason)"
+        case let .invalidSchema(name, reason): return "the schema of \(name) cannot be kept: \(reason)"
         case let .corruptIndex(name, index, reason): return "the index \(index) of \(name) is damaged: \(reason)"
         case let .corruptMetadata(key, reason): return "store metadata '\(key)' is damaged: \(reason)"
         case let .missingRecords(table, expected, found):
