@@ -67,7 +67,7 @@ let package = Package(
             name: "LarderModelTests",
             dependencies: [
                 "LarderModel", "LarderModelMacros", "LarderTestSupport",
-                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ]
         ),
         .target(
