@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(
             name: "LarderSpeedTest",
             dependencies: [.product(name: "Larder", package: "Larder"), .product(name: "LarderDocuments", package: "Larder"),
-                           "SpeedSupport"],
+                           .product(name: "LarderModel", package: "Larder"), "SpeedSupport"],
             path: "LarderSpeedTest"
         ),
         .executableTarget(

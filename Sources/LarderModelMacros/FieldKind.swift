@@ -60,10 +60,10 @@ enum FieldKind {
         let key = FieldTag.keyLiteral(tag: tag, wire: wire)
         switch self {
         case .scalar:
-            return ["buffer.writeFieldKey(\(key))", "buffer.write(\(property))"]
+            return ["buffer.writeField(\(key), \(property))"]
         case .optional:
             let null = FieldTag.keyLiteral(tag: tag, wire: .null)
-            return ["if let value = \(property) { buffer.writeFieldKey(\(key)); buffer.write(value) } else { buffer.writeFieldKey(\(null)) }"]
+            return ["if let value = \(property) { buffer.writeField(\(key), value) } else { buffer.writeFieldKey(\(null)) }"]
         case .reference:
             return ["buffer.writeFieldKey(\(key))", "buffer.writeReference(\(property))"]
         case .scalarArray:

@@ -289,6 +289,7 @@ do {
     case .encryption: throw Failure("Encryption measures Larder's own encryption: Larder only")
     case .changes: throw Failure("Changes measures Larder's change feed and history: Larder only")
     case .concurrency: try concurrency()
+    case .model: throw Failure("Model measures Larder's @StoredModel against its hand-written classes: Larder only")
     }
 } catch {
     FileHandle.standardError.write(Data("GRDBSpeedTest: \(error)\n".utf8))

@@ -195,6 +195,7 @@ do {
     case .encryption: try encryption()
     case .changes: try changes()
     case .concurrency: try concurrency()
+    case .model: try model()
     }
 } catch {
     FileHandle.standardError.write(Data("LarderSpeedTest: \(error)\n".utf8))

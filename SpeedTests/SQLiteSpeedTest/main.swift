@@ -429,4 +429,5 @@ case .queries: queries()
 case .encryption: fail("Encryption measures Larder's own encryption: Larder only")
 case .changes: fail("Changes measures Larder's change feed and history: Larder only")
 case .concurrency: fail("Concurrency compares Larder's StorePool with GRDB's DatabasePool: Larder and GRDB only")
+case .model: fail("Model measures Larder's @StoredModel against its hand-written classes: Larder only")
 }

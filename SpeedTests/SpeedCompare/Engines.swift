@@ -14,6 +14,7 @@ let chains: [[Workload]] = [
     [.encryption],
     [.changes],
     [.concurrency],
+    [.model],
 ]
 let workloadOrder: [Workload] = chains.flatMap { $0 }
 
@@ -25,8 +26,9 @@ func workloads(of engine: String) -> Set<Workload> {
     // SQLite's indexes through its C API: no GRDB side. Encryption is Larder's encrypted store
     // against its plaintext one. Concurrency compares Larder's StorePool with GRDB's
     // DatabasePool: no SQLite side.
-    let others: Set<Workload> = engine == "GRDB" ? [.fullText, .documents, .queries, .encryption, .changes]
-        : [.encryption, .changes, .concurrency]
+    // Model is Larder's @StoredModel Song against its hand-written one.
+    let others: Set<Workload> = engine == "GRDB" ? [.fullText, .documents, .queries, .encryption, .changes, .model]
+        : [.encryption, .changes, .concurrency, .model]
     return Set(Workload.allCases).subtracting(others)
 }
 

@@ -1,6 +1,7 @@
 // MarkdownReport: RESULTS.md: the run's setting and machine, failures, one summary table per
 // durability, the compaction table, the Queries comparison (QueriesTable), the costs of the
-// change feed and history (ChangesTable), StorePool against DatabasePool (ConcurrencyTable), the README summary
+// change feed and history (ChangesTable), @StoredModel against hand-written classes (ModelTable),
+// StorePool against DatabasePool (ConcurrencyTable), the README summary
 // (ReadmeSummary) and one detail table per durability and workload.
 
 import Foundation
@@ -136,6 +137,7 @@ struct MarkdownReport {
 
         // Changes: the cost of a change-feed subscriber and of history, with the targets.
         for text in ChangesTable(summaries: summaries).lines { line(text) }
+        for text in ModelTable(summaries: summaries).lines { line(text) }
 
         // Concurrency: StorePool against DatabasePool, readers and a writer, with the targets.
         for text in ConcurrencyTable(summaries: summaries).lines { line(text) }

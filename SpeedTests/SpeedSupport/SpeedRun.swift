@@ -33,6 +33,9 @@ public enum Workload: String, CaseIterable, Sendable {
     /// with and without a writer saving in a loop: Larder's StorePool against GRDB's
     /// DatabasePool (see ConcurrencyRun).
     case concurrency = "Concurrency"
+    /// Larder only: SimpleInsert and SimpleFetch's songs as the hand-written Song and as its
+    /// @StoredModel twin (the macro's cost).
+    case model = "Model"
 }
 
 /// Sizes at SCALE=1 (BNRPersistence's), scaled.

@@ -50,10 +50,8 @@ import Larder
                 var songs: [Song] = []
 
                 override func writeContent(to buffer: inout DataBuffer) {
-                    buffer.writeFieldKey(0x9865b50d)
-                    buffer.write(self.title)
-                    buffer.writeFieldKey(0x66b6cdea)
-                    buffer.write(self.seconds)
+                    buffer.writeField(0x9865b50d, self.title)
+                    buffer.writeField(0x66b6cdea, self.seconds)
                     buffer.writeFieldKey(0x64fb286c)
                     buffer.writeReference(self.album)
                     buffer.writeFieldKey(0xf416eba7)
@@ -120,8 +118,7 @@ import Larder
 
                 public override func writeContent(to buffer: inout DataBuffer) {
                     if let value = self.rating {
-                        buffer.writeFieldKey(0xf2891053);
-                        buffer.write(value)
+                        buffer.writeField(0xf2891053, value)
                     } else {
                         buffer.writeFieldKey(0xf2891056)
                     }

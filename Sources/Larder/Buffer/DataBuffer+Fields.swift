@@ -2,6 +2,8 @@
 // (tag << 3 | wire) followed by its value; a reader matches keys it knows and skips the others by
 // their wire. docs/FORMAT.md section 21 has the layout.
 
+import Foundation
+
 extension DataBuffer {
     // MARK: Keys
 
@@ -43,6 +45,111 @@ extension DataBuffer {
         case .varint: _ = try readVarInt()
         case .bytes, .sequence: readPosition += try readLength()
         case .null: break
+        }
+    }
+
+    // MARK: Keyed values
+
+    /// Appends a field key and an integer value in one append (the value as `write(_:)` lays
+    /// out its type: 1, 2, 4 or 8 bytes, little-endian).
+    ///
+    /// ```swift
+    /// buffer.writeField(StoredFieldWire.fixed32.key(forTag: StoredField.tag(forName: "seconds")), seconds)
+    /// ```
+    public mutating func writeField<T: FixedWidthInteger>(_ key: UInt32, _ value: T) {
+        appendKeyed(key, UInt64(truncatingIfNeeded: value), size: MemoryLayout<T>.size)
+    }
+
+    /// Appends a field key and an `Int`, 8 bytes on every host (as `write(_: Int)`).
+    ///
+    /// ```swift
+    /// buffer.writeField(key, playCount)
+    /// ```
+    public mutating func writeField(_ key: UInt32, _ value: Int) {
+        appendKeyed(key, UInt64(truncatingIfNeeded: value), size: 8)
+    }
+
+    /// Appends a field key and a `UInt`, 8 bytes on every host (as `write(_: UInt)`).
+    ///
+    /// ```swift
+    /// buffer.writeField(key, UInt(7))
+    /// ```
+    public mutating func writeField(_ key: UInt32, _ value: UInt) {
+        appendKeyed(key, UInt64(value), size: 8)
+    }
+
+    /// Appends a field key and a Bool (one byte, 0 or 1).
+    ///
+    /// ```swift
+    /// buffer.writeField(key, isFavorite)
+    /// ```
+    public mutating func writeField(_ key: UInt32, _ value: Bool) {
+        appendKeyed(key, value ? 1 : 0, size: 1)
+    }
+
+    /// Appends a field key and a Float's bit pattern (4 bytes).
+    ///
+    /// ```swift
+    /// buffer.writeField(key, Float(0.5))
+    /// ```
+    public mutating func writeField(_ key: UInt32, _ value: Float) {
+        appendKeyed(key, UInt64(value.bitPattern), size: 4)
+    }
+
+    /// Appends a field key and a Double's bit pattern (8 bytes).
+    ///
+    /// ```swift
+    /// buffer.writeField(key, 0.25)
+    /// ```
+    public mutating func writeField(_ key: UInt32, _ value: Double) {
+        appendKeyed(key, value.bitPattern, size: 8)
+    }
+
+    /// Appends a field key and a Date (as `write(_: Date)`: seconds since 2001, a Double).
+    ///
+    /// ```swift
+    /// buffer.writeField(key, Date())
+    /// ```
+    public mutating func writeField(_ key: UInt32, _ value: Date) {
+        appendKeyed(key, value.timeIntervalSinceReferenceDate.bitPattern, size: 8)
+    }
+
+    /// Appends a field key and a string (as `write(_: String)`: a varint byte count, then UTF-8).
+    ///
+    /// ```swift
+    /// buffer.writeField(key, title)
+    /// ```
+    public mutating func writeField(_ key: UInt32, _ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            if utf8.count < 0x80 {
+                // The key and a one-byte count in one append.
+                appendKeyed(key, UInt64(utf8.count), size: 1)
+            } else {
+                writeFieldKey(key)
+                writeVarInt(UInt64(utf8.count))
+            }
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    /// Appends a field key and the bytes of `value` (as `write(_: Data)`).
+    ///
+    /// ```swift
+    /// buffer.writeField(key, artwork)
+    /// ```
+    public mutating func writeField(_ key: UInt32, _ value: Data) {
+        writeFieldKey(key)
+        write(value)
+    }
+
+    /// Appends `key` (4 bytes LE) and the low `size` bytes of `value` (LE), with one append.
+    @inline(__always)
+    internal mutating func appendKeyed(_ key: UInt32, _ value: UInt64, size: Int) {
+        var words = (key.littleEndian, UInt32(truncatingIfNeeded: value).littleEndian,
+                     UInt32(truncatingIfNeeded: value >> 32).littleEndian)
+        withUnsafeBytes(of: &words) { raw in
+            bytes.appendBytes(UnsafeRawBufferPointer(rebasing: raw[..<(4 + size)]))
         }
     }
 

@@ -125,6 +125,19 @@ import Testing
         #expect(sqlite.status != 0)   // Larder only, refused with a reason
     }
 
+    @Test func larderMeasuresStoredModelAgainstTheHandWrittenSong() throws {
+        let directory = Executable.scratchDirectory("speed-model")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let results = try run("Larder", "Model", in: directory)
+        for variant in ["handwritten", "model"] {
+            #expect(result(results, phase: "insert_\(variant)")["count"] == "1000", "\(variant)")
+            #expect(result(results, phase: "fetch_\(variant)")["count"] == "1000", "\(variant)")
+            #expect(result(results, phase: "fetch_\(variant)")["check"] == "seconds_500500", "\(variant)")
+        }
+        let sqlite = try Executable.run("SQLiteSpeedTest", ["Model", "--dir", directory, "--scale", Self.scale])
+        #expect(sqlite.status != 0)   // Larder only, refused with a reason
+    }
+
     @Test func larderMeasuresItsChangeFeedAndHistory() throws {
         let directory = Executable.scratchDirectory("speed-changes")
         defer { try? FileManager.default.removeItem(atPath: directory) }
