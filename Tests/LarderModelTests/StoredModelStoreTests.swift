@@ -233,4 +233,24 @@ import Testing
             return key == "schema/Song"
         }
     }
+
+    @Test(arguments: BackendKind.allCases)
+    func aPoolsReadersSeeModelsAndTheirSchema(_ backend: BackendKind) async throws {
+        let directory = ModelStore(backend)
+        let pool = backend == .memory
+            ? try StorePool(backend: MemoryBackend(), configuration: .init(durability: .noSync), classes: [Album.self, Song.self])
+            : try StorePool(path: directory.path, configuration: .init(durability: .noSync), classes: [Album.self, Song.self])
+        try await pool.write { store in
+            let song = Song(title: "So What", seconds: 562)
+            song.tags = ["modal"]
+            try store.insert(song)
+        }
+        let (titles, tags, schema) = try await pool.read { store in
+            let songs = try store.allObjects(of: Song.self)
+            return (songs.map(\.title), songs.flatMap(\.tags), store.schema(ofClassNamed: "Song"))
+        }
+        #expect(titles == ["So What"] && tags == ["modal"])
+        #expect(schema == Song.storedModelSchema)
+        try await pool.close()
+    }
 }
