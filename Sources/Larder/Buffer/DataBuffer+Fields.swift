@@ -210,7 +210,7 @@ extension DataBuffer {
     }
 
     /// Appends an ordered relationship as a tagged field's sequence: a varint byte count, then
-    /// what ``writeReferences(_:)`` writes.
+    /// what `writeReferences(_:)` writes.
     ///
     /// ```swift
     /// buffer.writeReferenceSequence(songs)
