@@ -47,7 +47,7 @@ speed: deps
 # `make fuzz-mutation`: the deterministic mutation fuzzer instead (no libFuzzer needed);
 # FUZZ_SEED replays a run.
 FUZZ_INPUTS ?= 1000000
-FUZZ_TARGETS ?= dataBuffer recordPage sealedPage recordEnvelope commitJournal classRecord objectIndexRecord encryptionRecord changeRecord historyRecord textIndex searchQuery jsonBinary indexRun documentQuery jsonText interchange
+FUZZ_TARGETS ?= dataBuffer recordPage sealedPage recordEnvelope commitJournal classRecord objectIndexRecord encryptionRecord changeRecord historyRecord textIndex searchQuery jsonBinary indexRun documentQuery jsonText interchange storedModelSchema storedModelContent
 FUZZ_BUILD := .build-fuzz
 
 fuzz: deps

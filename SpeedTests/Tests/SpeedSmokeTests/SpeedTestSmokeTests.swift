@@ -207,6 +207,9 @@ import Testing
         // The costs of the change feed and history, with the targets.
         #expect(results.contains("## Change feed and history (Larder)"))
         #expect(results.contains("| keepsHistory, SimpleUpdate |"))
+        // @StoredModel against the hand-written Song, with the target.
+        #expect(results.contains("## @StoredModel (Larder)"))
+        #expect(results.contains("| workload | hand-written | @StoredModel | ratio | target |"))
         // StorePool against DatabasePool, with the targets.
         #expect(results.contains("## Concurrency: Larder's StorePool against GRDB's DatabasePool"))
         #expect(results.contains("| point | 2 + writer |"))
