@@ -253,4 +253,30 @@ import Testing
         #expect(schema == Song.storedModelSchema)
         try await pool.close()
     }
+
+    @Test(arguments: BackendKind.allCases)
+    func indexesAndTextSearchWorkOnModels(_ backend: BackendKind) throws {
+        let directory = ModelStore(backend)
+        let blue = Album()
+        blue.title = "Kind of Blue"
+        do {
+            let store = try directory.open([Album.self, Track.self])
+            for (title, seconds) in [("So What", 562), ("Freddie Freeloader", 589), ("Blue in Green", 337)] {
+                let track = Track()
+                track.title = title
+                track.seconds = UInt32(seconds)
+                track.album = seconds > 500 ? blue : nil
+                try store.insert(track)
+            }
+            try store.saveChanges()
+            try store.close()
+        }
+        let store = try directory.open([Album.self, Track.self])
+        let long = try store.objects(of: Track.self, where: \.seconds > 500, orderBy: [.ascending(\.seconds)])
+        #expect(long.map(\.title) == ["So What", "Freddie Freeloader"])
+        let album = try #require(long.first?.album)
+        #expect(try store.objects(of: Track.self, where: \.album == album).count == 2)
+        #expect(try store.objects(of: Track.self, matchingText: "green", forAttribute: "title").map(\.title) == ["Blue in Green"])
+        try store.close()
+    }
 }

@@ -76,6 +76,18 @@ final class EvolvingV2: StoredObject {
     var d: [Int] = [7]
 }
 
+/// A @StoredModel class with indexes and full-text search: the class members the macro leaves
+/// alone work as on any class.
+@StoredModel
+final class Track: StoredObject {
+    override class var indexes: [ObjectIndex] { [ObjectIndex(\Track.seconds), ObjectIndex(\Track.album)] }
+    var title = ""
+    var seconds: UInt32 = 0
+    var album: Album?
+
+    override func indexedText() -> [String: String] { ["title": title] }
+}
+
 /// A hand-written class, stored beside the @StoredModel ones.
 final class Note: StoredObject {
     @Stored var text = ""
