@@ -28,6 +28,17 @@
 /// Fields declared with ``Stored`` fault the object in when read and mark it updated when
 /// written. Plain properties work too: call ``fetchContent()`` before reading them and
 /// ``Store/willUpdate(_:)`` before changing them, as in BNRPersistence.
+///
+/// Or let the `@StoredModel` macro (library `LarderModel`) write both methods, in records
+/// tagged by field (<doc:StoredModels>):
+///
+/// ```swift
+/// @StoredModel
+/// final class Song: StoredObject {
+///     var title = ""
+///     var seconds: UInt32 = 0
+/// }
+/// ```
 open class StoredObject {
     /// The object's key within its class: 0 until the object is inserted, then fixed. RowIDs
     /// start at 1 and are never handed out twice within a class, even after a delete.
