@@ -398,8 +398,8 @@ private struct MissingField: Error {}
 
 /// A field coder for Artist (a name, then a reference to a Song), as a schema would give one.
 private struct ArtistFields: InterchangeFieldCoding {
-    func coder(forClass className: String, in store: Store) throws -> ClassFieldCoder? {
-        guard className == "Artist" else { return nil }
+    func coder(for registered: RegistryEntry, in store: Store) throws -> ClassFieldCoder? {
+        guard registered.name == "Artist" else { return nil }
         return ClassFieldCoder(fields: { content, version in
             var buffer = DataBuffer(bytes: content, versionOfData: version)
             let name = try buffer.readString()

@@ -84,25 +84,25 @@ import Testing
     }
 
     @Test func namedFieldValuesGoThroughTheirJSONForms() throws {
-        let values: [InterchangeValue] = [
+        let values: [StoredFieldValue] = [
             .bool(true), .integer(-5), .unsignedInteger(.max), .double(2.5), .double(.infinity), .double(-.infinity),
             .string("x"), .data([0, 1, 254, 255]), .date(1_700_000_000.5), .reference(className: "Song", rowID: 7),
             .array([.integer(1), .array([.null])]), .null,
         ]
         var writer = JSONTextWriter()
-        InterchangeValue.array(values).write(to: &writer)
+        StoredFieldValue.array(values).write(to: &writer)
         #expect(String(decoding: writer.bytes, as: UTF8.self) == #"[true,-5,18446744073709551615,2.5,{"$double":"inf"},{"$double":"-inf"},"x",{"$data":"AAH+/w=="},{"$date":1700000000.5},{"$ref":{"class":"Song","rowID":7}},[1,[null]],null]"#)
         var reader = JSONTextReader(bytes: writer.bytes)
-        #expect(InterchangeValue(try reader.readValue()) == .array(values))
+        #expect(StoredFieldValue(try reader.readValue()) == .array(values))
         // NaN, which is not equal to itself, by its form.
         var nan = JSONTextWriter()
-        InterchangeValue.double(.nan).write(to: &nan)
+        StoredFieldValue.double(.nan).write(to: &nan)
         #expect(nan.bytes == Array(#"{"$double":"nan"}"#.utf8))
         // Objects that are none of the forms.
         for text in [#"{"a":1}"#, #"{"$data":"!"}"#, #"{"$ref":{"class":"Song"}}"#, #"{"$ref":{"class":"Song","rowID":0}}"#,
                      #"{"$double":"big"}"#, #"{"$date":"today"}"#] {
             var reader = JSONTextReader(bytes: Array(text.utf8))
-            #expect(InterchangeValue(try reader.readValue()) == nil, "\(text)")
+            #expect(StoredFieldValue(try reader.readValue()) == nil, "\(text)")
         }
     }
 }

@@ -72,8 +72,8 @@ extension FuzzTarget {
 private struct NoteFields: InterchangeFieldCoding {
     private struct MissingText: Error {}
 
-    func coder(forClass className: String, in store: Store) throws -> ClassFieldCoder? {
-        guard className == "Note" else { return nil }
+    func coder(for registered: RegistryEntry, in store: Store) throws -> ClassFieldCoder? {
+        guard registered.name == "Note" else { return nil }
         return ClassFieldCoder(fields: { content, version in
             var buffer = DataBuffer(bytes: content, versionOfData: version)
             let text = try buffer.readString()

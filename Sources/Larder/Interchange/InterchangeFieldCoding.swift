@@ -1,33 +1,17 @@
 // The seam between the interchange and field schemas: how a class's records become named JSON
 // fields and back. A store asks its `interchangeFields` (an InterchangeFieldCoding) once per
 // class for a ClassFieldCoder; nil means the class has no field schema, and its objects are
-// exported as their record bytes (base64). Until `@StoredModel` schemas are wired in
-// (StoredModelSchema, read from the registry by storage name), the store's coding is
-// `RecordBytesOnly`: every class goes the base64 way, and every store round-trips.
+// exported as their record bytes (base64). The store's coding is `SchemaFieldCoding`: a class
+// with a `@StoredModel` schema (in the registry on export, in the file on import) is exchanged
+// by named fields, every other class as bytes, so every store round-trips.
 //
-// InterchangeValue mirrors the schema's StoredFieldValue case for case, so that the wiring is
-// a mapping and the JSON forms (docs/INTERCHANGE.md, "Named fields") are this file's.
-
-/// One value of a named field, as the interchange writes it in JSON.
-internal indirect enum InterchangeValue: Equatable, Sendable {
-    case bool(Bool)
-    case integer(Int64)
-    case unsignedInteger(UInt64)
-    case double(Double)
-    case string(String)
-    case data([UInt8])
-    /// Seconds since 1970.
-    case date(Double)
-    /// An object of the class with this storage name; a reference to nothing is `.null`.
-    case reference(className: String, rowID: UInt64)
-    case array([InterchangeValue])
-    case null
-}
+// A field's value is the schemaless codec's StoredFieldValue; its JSON forms (docs/INTERCHANGE.md,
+// "Named fields") are StoredFieldValue+JSON's.
 
 /// One named field of an object.
 internal struct InterchangeField: Equatable, Sendable {
     var name: String
-    var value: InterchangeValue
+    var value: StoredFieldValue
 }
 
 /// How the records of one class become named fields and back.
@@ -42,12 +26,12 @@ internal struct ClassFieldCoder {
 
 /// Finds the field coder of a class by storage name.
 internal protocol InterchangeFieldCoding {
-    /// The coder of the class named `className`, or nil when the class has no field schema
-    /// (its records are exchanged as bytes).
-    func coder(forClass className: String, in store: Store) throws -> ClassFieldCoder?
+    /// The coder of the class `registered` (its registry entry, with the field schema the
+    /// store or the file has for it), or nil when the class is exchanged as bytes.
+    func coder(for registered: RegistryEntry, in store: Store) throws -> ClassFieldCoder?
 }
 
 /// No class has a field schema: every record is exchanged as its bytes.
 internal struct RecordBytesOnly: InterchangeFieldCoding {
-    func coder(forClass className: String, in store: Store) throws -> ClassFieldCoder? { nil }
+    func coder(for registered: RegistryEntry, in store: Store) throws -> ClassFieldCoder? { nil }
 }

@@ -21,13 +21,13 @@ internal struct InterchangeFileReader {
 
     private var reader: JSONTextReader
     /// The field coder of each class, asked once; nil for a class without a field schema.
-    private let coder: (String) throws -> ClassFieldCoder?
+    private let coder: (RegistryEntry) throws -> ClassFieldCoder?
     private var classes: [String: RegistryEntry] = [:]
     private var coders: [String: ClassFieldCoder?] = [:]
     /// Per class: the last rowID read and how many objects.
     private var progress: [String: (lastRowID: UInt64, count: Int)] = [:]
 
-    init(reader: JSONTextReader, coder: @escaping (String) throws -> ClassFieldCoder?) {
+    init(reader: JSONTextReader, coder: @escaping (RegistryEntry) throws -> ClassFieldCoder?) {
         self.reader = reader
         self.coder = coder
     }
@@ -81,13 +81,27 @@ internal struct InterchangeFileReader {
             let start = try reader.positionOfNext()
             let value = try reader.readValue()
             guard case let .object(members) = value,
-                  members.map(\.key) == ["name", "classID", "version", "nextRowID", "deletedRowIDs"],
+                  [Self.classKeys, Self.classKeys + ["fields"]].contains(members.map(\.key)),
                   case let .string(name)? = value["name"],
                   let classID = Self.unsigned(value["classID"]), let version = Self.unsigned(value["version"]),
                   version <= UInt64(UInt8.max), let nextRowID = Self.unsigned(value["nextRowID"]),
                   case let .array(rangeValues)? = value["deletedRowIDs"] else {
                 throw InterchangeError.invalidStructure(
-                    reason: "a class is {\"name\", \"classID\", \"version\" (0-255), \"nextRowID\", \"deletedRowIDs\"}", at: start)
+                    reason: "a class is {\"name\", \"classID\", \"version\" (0-255), \"nextRowID\", \"deletedRowIDs\"} and may have \"fields\"",
+                    at: start)
+            }
+            var schema: StoredModelSchema?
+            if let fields = value["fields"] {
+                guard let fieldSchema = StoredModelSchema(fields) else {
+                    throw InterchangeError.invalidStructure(
+                        reason: "class \(name): \"fields\" is an array of {\"name\", \"tag\", \"type\"}", at: start)
+                }
+                do {
+                    try fieldSchema.validate()
+                } catch {
+                    throw InterchangeError.invalidStructure(reason: "class \(name): \(error)", at: start)
+                }
+                schema = fieldSchema
             }
             var ranges: [ClosedRange<UInt64>] = []
             for rangeValue in rangeValues {
@@ -101,7 +115,7 @@ internal struct InterchangeFileReader {
             guard Store.isValidStorageName(name) else {
                 throw InterchangeError.invalidStructure(reason: "\(name) is not a valid storage name", at: start)
             }
-            guard let registered = RegistryEntry(name: name, classID: classID, version: UInt8(version), nextRowID: nextRowID,
+            guard var registered = RegistryEntry(name: name, classID: classID, version: UInt8(version), nextRowID: nextRowID,
                                                    deletedRowIDs: ranges) else {
                 throw InterchangeError.invalidStructure(
                     reason: "class \(name): classID and nextRowID start at 1, deleted rowIDs ascend without overlapping", at: start)
@@ -109,9 +123,13 @@ internal struct InterchangeFileReader {
             guard classes[name] == nil, ids.insert(classID).inserted else {
                 throw InterchangeError.invalidStructure(reason: "class \(name) or class ID \(classID) is declared twice", at: start)
             }
+            registered.schema = schema
             classes[name] = registered
         }
     }
+
+    /// The keys of a class entry, in their order; `"fields"` may follow.
+    private static let classKeys = ["name", "classID", "version", "nextRowID", "deletedRowIDs"]
 
     private mutating func readObject(_ visitor: Visitor) throws {
         let start = try reader.positionOfNext()
@@ -164,7 +182,7 @@ internal struct InterchangeFileReader {
         if let (bytes, _) = bytes {
             content = bytes
         } else if let (members, fieldsPosition) = fields {
-            content = try self.content(of: members, className: name, version: version, at: fieldsPosition)
+            content = try self.content(of: members, of: registered, version: version, at: fieldsPosition)
         } else {
             content = []
         }
@@ -173,20 +191,21 @@ internal struct InterchangeFileReader {
 
     /// The content bytes of an object's named fields, through its class's field coder; every
     /// reference checked against the file's classes.
-    private mutating func content(of members: [JSONTextValue.Member], className: String, version: UInt8,
+    private mutating func content(of members: [JSONTextValue.Member], of registered: RegistryEntry, version: UInt8,
                                   at position: TextPosition) throws -> [UInt8] {
+        let className = registered.name
         let coder: ClassFieldCoder?
         if let known = coders[className] {
             coder = known
         } else {
-            coder = try self.coder(className)
+            coder = try self.coder(registered)
             coders[className] = coder
         }
         guard let coder else { throw InterchangeError.noFieldSchema(class: className, at: position) }
         var fields: [InterchangeField] = []
         var names: Set<String> = []
         for member in members {
-            guard names.insert(member.key).inserted, let value = InterchangeValue(member.value) else {
+            guard names.insert(member.key).inserted, let value = StoredFieldValue(member.value) else {
                 throw InterchangeError.invalidStructure(
                     reason: "field \"\(member.key)\" appears twice or is an object that is none of $data, $date, $ref, $double",
                     at: position)

@@ -10,6 +10,9 @@ package struct RegistryEntry: Equatable, Sendable {
     package let name: String
     /// The registry record: class ID, next rowID, version, deleted rowIDs.
     let record: ClassRecord
+    /// The class's `@StoredModel` field schema, when it has one: its objects are exchanged by
+    /// named fields.
+    package var schema: StoredModelSchema?
 
     /// A class; nil when `deletedRowIDs` are not ascending and disjoint, or `classID` or
     /// `nextRowID` is 0.
@@ -18,9 +21,10 @@ package struct RegistryEntry: Equatable, Sendable {
         self.init(name: name, record: ClassRecord(classID: classID, nextRowID: nextRowID, version: version, deletedRowIDs: deleted))
     }
 
-    init(name: String, record: ClassRecord) {
+    init(name: String, record: ClassRecord, schema: StoredModelSchema? = nil) {
         self.name = name
         self.record = record
+        self.schema = schema
     }
 
     /// The ID references to its objects carry (`writeAnyReference`).
@@ -49,6 +53,7 @@ extension Store {
     /// ```
     package func registryEntries() throws -> [RegistryEntry] {
         try checkOpen()
-        return records.map { RegistryEntry(name: $0.key, record: $0.value) }.sorted { $0.classID < $1.classID }
+        return records.map { RegistryEntry(name: $0.key, record: $0.value, schema: schema(ofClassNamed: $0.key)) }
+            .sorted { $0.classID < $1.classID }
     }
 }

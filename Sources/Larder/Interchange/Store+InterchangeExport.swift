@@ -48,7 +48,7 @@ extension Store {
         writer.raw(classes.isEmpty ? "],\n\"objects\":[" : "\n],\n\"objects\":[")
         var isFirst = true
         for registered in classes {
-            let coder = try interchangeFields.coder(forClass: registered.name, in: self)
+            let coder = try interchangeFields.coder(for: registered, in: self)
             var found = 0
             try forEachRawRecord(ofClassNamed: registered.name) { record in
                 // A record the registry says cannot exist would make a file no import accepts.
@@ -99,7 +99,12 @@ extension Store {
             writer.unsigned(range.upperBound)
             writer.raw("]")
         }
-        writer.raw("]}")
+        writer.raw("]")
+        if let schema = registered.schema {
+            writer.raw(#","fields":"#)
+            schema.write(to: &writer)
+        }
+        writer.raw("}")
     }
 
     private static func writeObject(_ record: RawRecord, of className: String, coder: ClassFieldCoder?,

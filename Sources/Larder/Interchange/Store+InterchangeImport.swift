@@ -52,7 +52,9 @@ extension Store {
         try checkOpen()
         guard !backend.isReadOnly else { throw StoreError.readOnly }
         try checkEmptyForImport()
-        let coder: (String) throws -> ClassFieldCoder? = { [unowned self] name in try interchangeFields.coder(forClass: name, in: self) }
+        let coder: (RegistryEntry) throws -> ClassFieldCoder? = { [unowned self] registered in
+            try interchangeFields.coder(for: registered, in: self)
+        }
 
         // Pass 1: everything checked, nothing written.
         var checking = InterchangeFileReader(reader: try openReader(), coder: coder)
@@ -82,7 +84,10 @@ extension Store {
         sink.namedBuffer = { try writing.add($1, named: $0) }
         try writer.read(sink)
         try writing.finish()
-        for registered in writing.classes { records[registered.name] = registered.record }
+        for registered in writing.classes {
+            records[registered.name] = registered.record
+            schemas[registered.name] = registered.schema
+        }
         namedBufferCount = writing.namedBufferCount
         forgetCachedFileState()
     }
@@ -150,6 +155,9 @@ private struct InterchangeImportWrite {
         for registered in classes {
             if let state = pending[registered.name], state.count > 0 { try flush(state.records, of: registered) }
             try store.addMetadata(registered.record.encoded(), forKey: ClassRecord.key(for: registered.name), to: &batch)
+            if let schema = registered.schema {
+                try store.addMetadata(schema.encoded(), forKey: StoredModelSchema.key(for: registered.name), to: &batch)
+            }
         }
         pending = [:]
         if namedBufferCount > 0 {

@@ -54,7 +54,7 @@ public final class Store {
     /// `history/<Class>` records of `_store`).
     internal var historyCounts: [String: UInt64] = [:]
     /// How the interchange turns a class's records into named fields (InterchangeFieldCoding).
-    internal var interchangeFields: any InterchangeFieldCoding = RecordBytesOnly()
+    internal var interchangeFields: any InterchangeFieldCoding = SchemaFieldCoding()
 
     @exclusivity(unchecked) internal var insertedObjects: [StoredObject] = []
     @exclusivity(unchecked) internal var updatedObjects: [StoredObject] = []

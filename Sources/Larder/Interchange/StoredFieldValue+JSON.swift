@@ -1,11 +1,11 @@
-// InterchangeValue+JSON: the JSON form of a named field's value (docs/INTERCHANGE.md, "Named
+// StoredFieldValue+JSON: the JSON form of a named field's value (docs/INTERCHANGE.md, "Named
 // fields"). JSON's own kinds stand for themselves; the kinds JSON lacks are objects with one
 // `$`-key: `{"$data": base64}`, `{"$date": seconds}`, `{"$ref": {"class": name, "rowID": n}}`,
 // and `{"$double": "nan" | "inf" | "-inf"}` for doubles JSON cannot write.
 
 import Foundation
 
-extension InterchangeValue {
+extension StoredFieldValue {
     /// Writes the value's JSON form.
     func write(to writer: inout JSONTextWriter) {
         switch self {
@@ -56,10 +56,10 @@ extension InterchangeValue {
         case let .double(number): self = .double(number)
         case let .string(text): self = .string(text)
         case let .array(elements):
-            var values: [InterchangeValue] = []
+            var values: [StoredFieldValue] = []
             values.reserveCapacity(elements.count)
             for element in elements {
-                guard let value = InterchangeValue(element) else { return nil }
+                guard let value = StoredFieldValue(element) else { return nil }
                 values.append(value)
             }
             self = .array(values)
