@@ -105,7 +105,7 @@ let package = Package(
             name: "LarderToolTests",
             // The tool is a dependency so that `swift test` builds it: the tests run the built
             // `larder` binary as a child process, as a user would.
-            dependencies: ["Larder", "LarderDocuments", "LarderTool"]
+            dependencies: ["Larder", "LarderDocuments", "LarderModel", "LarderTool"]
         ),
         .testTarget(
             name: "LarderTests",

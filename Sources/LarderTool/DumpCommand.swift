@@ -9,11 +9,13 @@ import Larder
 struct DumpCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dump",
-        abstract: "Show the records of a class as stored: rowID, version and content bytes (hex).",
+        abstract: "Show the records of a class as stored: rowID, version, fields and content bytes.",
         discussion: """
             The bytes are what the class's writeContent wrote (after the record's checksum is \
             checked or its encryption opened): fields in DataBuffer's encoding (docs/FORMAT.md \
-            sections 5 and 6). Opens the store read-only.
+            sections 5 and 6). A @StoredModel class, whose field schema the store's registry \
+            keeps, shows its fields by name instead, each value in its interchange JSON form \
+            (docs/INTERCHANGE.md); with --json, both. Opens the store read-only.
 
             Example: larder dump /tmp/music.larder --class Song --rowid 7
             """
@@ -40,7 +42,7 @@ struct DumpCommand: ParsableCommand {
             guard objects.storedClassNames.contains(className) else {
                 throw ToolError.noSuchClass(className, available: objects.storedClassNames)
             }
-            var printer = RecordPrinter(className: className, json: output.json)
+            var printer = RecordPrinter(className: className, schema: objects.schema(ofClassNamed: className), json: output.json)
             if let rowID {
                 guard let record = try objects.rawRecord(ofClassNamed: className, rowID: rowID) else {
                     throw ToolError.noRecord(class: className, rowID: rowID)

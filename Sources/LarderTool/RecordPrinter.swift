@@ -1,6 +1,8 @@
 // RecordPrinter: how `larder dump` prints records as they come: a hex dump each (as `hexdump -C`),
 // or the elements of a JSON array streamed one per line, so that a class of any size prints in
-// flat memory.
+// flat memory. A `@StoredModel` class's records (its schema in the store's registry) print their
+// fields by name too, each value in its interchange JSON form (docs/INTERCHANGE.md); a record the
+// schema cannot decode prints why, with its bytes.
 
 import Larder
 
@@ -15,26 +17,69 @@ struct RecordPrinter {
     }
 
     let className: String
+    /// The class's field schema, when it is a `@StoredModel` class.
+    let schema: StoredModelSchema?
     let json: Bool
     private var count = 0
 
-    init(className: String, json: Bool) {
+    init(className: String, schema: StoredModelSchema?, json: Bool) {
         self.className = className
+        self.schema = schema
         self.json = json
     }
 
     mutating func print(_ record: Store.RawRecord) throws {
+        let fields = schema.map { schema in Result { try Self.fields(of: record.content, by: schema) } }
         if json {
             let element = Record(rowID: record.rowID, version: record.version, size: record.content.count,
                                              hex: record.content.map { Self.hex($0) }.joined())
+            var text = try JSONOutput.text(of: element, compact: true)
+            switch fields {
+            case let .success(fields)?:
+                // The values' JSON comes from the interchange writer: appended before the closing brace.
+                text.removeLast()
+                text += ",\"fields\":{" + fields.map { "\($0.quotedName):\($0.json)" }.joined(separator: ",") + "}}"
+            case let .failure(error)?:
+                text.removeLast()
+                text += ",\"fieldsError\":" + (try JSONOutput.text(of: "\(error)")) + "}"
+            case nil:
+                break
+            }
             Swift.print(count == 0 ? "{\"class\":\(try JSONOutput.text(of: className)),\"records\":[" : ",", terminator: "")
-            Swift.print("\n" + (try JSONOutput.text(of: element, compact: true)), terminator: "")
+            Swift.print("\n" + text, terminator: "")
         } else {
             if count > 0 { Swift.print() }
             Swift.print("\(className) \(record.rowID)  version \(record.version)  \(record.content.count) bytes")
-            Swift.print(Self.hexDump(record.content), terminator: "")
+            switch fields {
+            case let .success(fields)?:
+                let width = fields.map(\.name.count).max() ?? 0
+                for field in fields {
+                    Swift.print("  " + field.name + String(repeating: " ", count: width - field.name.count) + "  " + field.json)
+                }
+            case let .failure(error)?:
+                Swift.print("  fields: cannot decode (\(error))")
+                Swift.print(Self.hexDump(record.content), terminator: "")
+            case nil:
+                Swift.print(Self.hexDump(record.content), terminator: "")
+            }
         }
         count += 1
+    }
+
+    /// The fields of `content` by `schema`, in the schema's order, each with its name as a JSON
+    /// string and its value's JSON.
+    private static func fields(of content: [UInt8],
+                               by schema: StoredModelSchema) throws -> [(name: String, quotedName: String, json: String)] {
+        let values = try schema.decodeContent(content)
+        return schema.fields.compactMap { field in
+            values[field.name].map { value in
+                var name = JSONTextWriter()
+                name.string(field.name)
+                var writer = JSONTextWriter()
+                value.write(to: &writer)
+                return (field.name, String(decoding: name.bytes, as: UTF8.self), String(decoding: writer.bytes, as: UTF8.self))
+            }
+        }
     }
 
     func finish() throws {

@@ -7,7 +7,7 @@ import Foundation
 
 extension StoredFieldValue {
     /// Writes the value's JSON form.
-    func write(to writer: inout JSONTextWriter) {
+    package func write(to writer: inout JSONTextWriter) {
         switch self {
         case let .bool(flag): flag ? writer.raw("true") : writer.raw("false")
         case let .integer(number): writer.integer(number)
