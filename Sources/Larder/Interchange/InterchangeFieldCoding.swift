@@ -30,8 +30,3 @@ internal protocol InterchangeFieldCoding {
     /// store or the file has for it), or nil when the class is exchanged as bytes.
     func coder(for registered: RegistryEntry, in store: Store) throws -> ClassFieldCoder?
 }
-
-/// No class has a field schema: every record is exchanged as its bytes.
-internal struct RecordBytesOnly: InterchangeFieldCoding {
-    func coder(for registered: RegistryEntry, in store: Store) throws -> ClassFieldCoder? { nil }
-}
