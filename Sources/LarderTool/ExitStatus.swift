@@ -13,10 +13,15 @@ enum ExitStatus {
     static let usage: Int32 = 64
     /// The store is damaged (or in a format this Larder does not read).
     static let damaged: Int32 = 65
+    /// The file to import is not valid interchange text (EX_DATAERR, as a damaged store: bad
+    /// data, where 64 is a bad command line).
+    static let invalidInput: Int32 = 65
     /// No store at the path, or no such class, collection or record.
     static let notFound: Int32 = 66
     /// Anything else.
     static let failure: Int32 = 70
+    /// The import target is not empty (EX_CANTCREAT: the output cannot be made there).
+    static let targetNotEmpty: Int32 = 73
     /// Reading or writing a file failed.
     static let ioFailure: Int32 = 74
     /// Another process holds the store (or a save it began must be finished by a writer).
@@ -29,9 +34,17 @@ enum ExitStatus {
         switch error {
         case let error as ToolError:
             switch error {
-            case .notAStore, .noSuchClass, .noSuchCollection, .noRecord, .noTextIndex: return notFound
+            case .notAStore, .noSuchClass, .noSuchCollection, .noRecord, .noTextIndex, .noSuchFile: return notFound
             case .passphraseUnavailable, .emptyPassphrase, .passphrasesDiffer: return passphrase
+            case .collectionRequired, .encryptingExistingStore: return usage
             case .mixedStore: return failure
+            }
+        case let error as InterchangeInputError: return of(error.error)
+        case let error as InterchangeError:
+            switch error {
+            case .targetNotEmpty: return targetNotEmpty
+            case .fileFailure: return ioFailure
+            default: return invalidInput
             }
         case let error as BackendError:
             switch error {
@@ -67,6 +80,8 @@ enum ExitStatus {
         case BackendError.locked:
             return "\(path) is locked: another process has it open for writing (or, for a command that writes, at all); "
                 + "try again when it closes the store, or give --wait SECONDS"
+        case let InterchangeError.targetNotEmpty(reason):
+            return "cannot import into \(path): it is not empty (\(reason)); import into a new path or an empty store"
         case StoreError.wrongEncryptionKey: return "wrong passphrase for \(path)"
         case StoreError.encryptionKeyRequired:
             return ToolError.passphraseUnavailable(variable: Passphrase.environmentVariable).description

@@ -27,6 +27,12 @@ final class StoreOpener {
     /// What the directory holds. Throws ``ToolError/notAStore(path:reason:)`` for a path that
     /// is not a store directory.
     func kind() throws -> StoreKind {
+        StoreKind(metadataKeys: try metadataKeys())
+    }
+
+    /// The keys of the store's `_store` file (none for a store nothing was ever saved in).
+    /// Throws ``ToolError/notAStore(path:reason:)`` for a path that is not a store directory.
+    func metadataKeys() throws -> [[UInt8]] {
         let backend = try openBackend()
         defer { try? backend.close() }
         var keys: [[UInt8]] = []
@@ -34,7 +40,7 @@ final class StoreOpener {
             keys.append(Array(key))
             return true
         }
-        return StoreKind(metadataKeys: keys)
+        return keys
     }
 
     /// The object store, without any class registered.

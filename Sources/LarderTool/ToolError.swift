@@ -11,6 +11,9 @@ enum ToolError: Error, CustomStringConvertible {
     case emptyPassphrase(source: String)
     case passphrasesDiffer
     case mixedStore(operation: String)
+    case noSuchFile(String)
+    case collectionRequired(available: [String])
+    case encryptingExistingStore(path: String)
 
     var description: String {
         switch self {
@@ -27,6 +30,11 @@ enum ToolError: Error, CustomStringConvertible {
         case .passphrasesDiffer: return "the two new passphrases differ: nothing was changed"
         case let .mixedStore(operation):
             return "the store holds both objects and documents: \(operation) them with Store and DocumentStore instead"
+        case let .noSuchFile(path): return "\(path): no such file"
+        case let .collectionRequired(available):
+            return "the store holds documents: give --collection NAME" + Self.list(available, "collections")
+        case let .encryptingExistingStore(path):
+            return "--encrypt makes a new store, and \(path) exists (larder rekey encrypts an existing store)"
         }
     }
 

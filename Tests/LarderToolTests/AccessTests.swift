@@ -202,7 +202,7 @@ import LarderDocuments
 }
 
 @Suite struct HelpTests {
-    @Test(arguments: ["info", "verify", "dump", "find", "search", "compact", "rekey"])
+    @Test(arguments: ["info", "verify", "dump", "find", "search", "compact", "rekey", "export", "import"])
     func everyCommandHasHelp(_ command: String) throws {
         let run = try Tool.run([command, "--help"])
         #expect(run.status == 0)
@@ -213,7 +213,7 @@ import LarderDocuments
     @Test func theToolListsItsCommands() throws {
         let run = try Tool.run(["--help"])
         #expect(run.status == 0)
-        for command in ["info", "verify", "dump", "find", "search", "compact", "rekey"] {
+        for command in ["info", "verify", "dump", "find", "search", "compact", "rekey", "export", "import"] {
             #expect(run.output.contains("  \(command) "), "\(command)")
         }
         let wrong = try Tool.run(["info"])
