@@ -67,6 +67,7 @@ enum ExitStatus {
         case let error as DocumentError:
             switch error {
             case .corruptDocument, .corruptIndex, .corruptMetadata, .unsupportedFormat, .identifiersExhausted: return damaged
+            case .invalidCollectionName: return usage
             default: return failure
             }
         case is QueryError, is SearchQueryError: return usage

@@ -233,6 +233,63 @@ import LarderDocuments
         #expect(collection.status == 65)
         #expect(collection.error.hasPrefix("larder: \(badLines):3:1: "), "\(collection.error)")
         #expect(!FileManager.default.fileExists(atPath: people.path))
+
+        // Alan's email made Ada's: the documents break the unique index on [email].
+        let text = try String(decoding: bytes(good), as: UTF8.self)
+        #expect(text.contains("alan@example.com"))
+        let twins = files.file("twins.jsonl")
+        try Data(text.replacingOccurrences(of: "alan@example.com", with: "ada@example.com").utf8).write(to: URL(fileURLWithPath: twins))
+        let unique = try Tool.run(["import", people.path, twins, "--collection", "people"])
+        #expect(unique.status == 65)
+        #expect(unique.error == "larder: \(twins):3:1: document 2: unique index [email] already has \"ada@example.com\"\n")
+        #expect(!FileManager.default.fileExists(atPath: people.path))
+
+        let badName = try Tool.run(["import", people.path, good, "--collection", "no/slash"])
+        #expect(badName.status == 64, "\(badName.error)")
+        #expect(!FileManager.default.fileExists(atPath: people.path))
+    }
+
+    @Test func encryptAsksForTheNewPassphraseTwiceOnATerminal() throws {
+        let source = TestStore("export-source")
+        try source.makeLibrary(songs: 5)
+        let files = TestStore("export-files")
+        try FileManager.default.createDirectory(atPath: files.path, withIntermediateDirectories: false)
+        let file = files.file("music.json")
+        #expect(try Tool.run(["export", source.path, file]).status == 0)
+        let target = TestStore("import-typed")
+        let prompt = "Passphrase for the new store \(target.path): "
+        guard let differ = try Tool.runOnTerminal(["import", target.path, file, "--encrypt"],
+                                                  answering: [(prompt, "one"), ("Repeat it: ", "two")]) else { return }
+        #expect(differ.status == 77)
+        #expect(differ.output.contains("the two new passphrases differ"), "\(differ.output)")
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+        let same = try #require(try Tool.runOnTerminal(["import", target.path, file, "--encrypt", "--no-progress"],
+                                                       answering: [(prompt, "typed twice"), ("Repeat it: ", "typed twice")]))
+        #expect(same.status == 0, "\(same.output)")
+        #expect(try contents(ofLibraryAt: target.path, passphrase: "typed twice") == contents(ofLibraryAt: source.path))
+    }
+
+    @Test func aProgressBarOnATerminalOnly() throws {
+        let source = TestStore("export-source")
+        try source.makeLibrary(songs: 20)
+        let files = TestStore("export-files")
+        try FileManager.default.createDirectory(atPath: files.path, withIntermediateDirectories: false)
+        let file = files.file("music.json")
+        #expect(try Tool.run(["export", source.path, file]).status == 0)
+        let first = TestStore("import-bar")
+        guard let run = try Tool.runOnTerminal(["import", first.path, file]) else { return }
+        #expect(run.status == 0)
+        #expect(run.output.contains("\rimporting ["), "\(run.output)")
+        #expect(run.output.contains("imported 22 objects into new store"))
+        let second = TestStore("import-no-bar")
+        let quiet = try #require(try Tool.runOnTerminal(["import", second.path, file, "--no-progress"]))
+        #expect(quiet.status == 0)
+        #expect(!quiet.output.contains("importing ["), "\(quiet.output)")
+        // Not on a terminal: no bar.
+        let third = TestStore("import-pipe")
+        let piped = try Tool.run(["import", third.path, file])
+        #expect(piped.status == 0)
+        #expect(piped.error.isEmpty)
     }
 
     @Test func aTargetThatIsNotEmptyIsRefused() throws {
