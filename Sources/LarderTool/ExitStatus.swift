@@ -16,7 +16,7 @@ enum ExitStatus {
     /// The file to import is not valid interchange text (EX_DATAERR, as a damaged store: bad
     /// data, where 64 is a bad command line).
     static let invalidInput: Int32 = 65
-    /// No store at the path, or no such class, collection or record.
+    /// No store at the path, or no such class, collection or record; no file to import.
     static let notFound: Int32 = 66
     /// Anything else.
     static let failure: Int32 = 70
@@ -34,7 +34,7 @@ enum ExitStatus {
         switch error {
         case let error as ToolError:
             switch error {
-            case .notAStore, .noSuchClass, .noSuchCollection, .noRecord, .noTextIndex, .noSuchFile: return notFound
+            case .notAStore, .noSuchClass, .noSuchCollection, .noRecord, .noTextIndex, .unreadableFile: return notFound
             case .passphraseUnavailable, .emptyPassphrase, .passphrasesDiffer: return passphrase
             case .collectionRequired, .encryptingExistingStore: return usage
             case .mixedStore: return failure

@@ -56,9 +56,10 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         try reportingFailure(path: store.path) {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
-                throw ToolError.noSuchFile(file)
+            guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
+                throw ToolError.unreadableFile(file, reason: "no such file")
             }
+            guard !isDirectory.boolValue else { throw ToolError.unreadableFile(file, reason: "is a directory") }
             let result: Result
             if FileManager.default.fileExists(atPath: store.path) {
                 guard !encrypt else { throw ToolError.encryptingExistingStore(path: store.path) }

@@ -11,7 +11,7 @@ enum ToolError: Error, CustomStringConvertible {
     case emptyPassphrase(source: String)
     case passphrasesDiffer
     case mixedStore(operation: String)
-    case noSuchFile(String)
+    case unreadableFile(String, reason: String)
     case collectionRequired(available: [String])
     case encryptingExistingStore(path: String)
 
@@ -30,7 +30,7 @@ enum ToolError: Error, CustomStringConvertible {
         case .passphrasesDiffer: return "the two new passphrases differ: nothing was changed"
         case let .mixedStore(operation):
             return "the store holds both objects and documents: \(operation) them with Store and DocumentStore instead"
-        case let .noSuchFile(path): return "\(path): no such file"
+        case let .unreadableFile(path, reason): return "\(path): \(reason)"
         case let .collectionRequired(available):
             return "the store holds documents: give --collection NAME" + Self.list(available, "collections")
         case let .encryptingExistingStore(path):

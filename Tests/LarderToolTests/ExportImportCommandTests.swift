@@ -335,6 +335,10 @@ import LarderDocuments
 
         let files = TestStore("import-files")
         try FileManager.default.createDirectory(atPath: files.path, withIntermediateDirectories: false)
+        let directory = try Tool.run(["import", target.path, files.path])
+        #expect(directory.status == 66)
+        #expect(directory.error == "larder: \(files.path): is a directory\n")
+        #expect(!FileManager.default.fileExists(atPath: target.path))
         let file = files.file("empty.json")
         try Data("{}".utf8).write(to: URL(fileURLWithPath: file))
         let orphan = target.path + "/inner/store"
