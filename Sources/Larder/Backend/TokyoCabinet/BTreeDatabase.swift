@@ -10,16 +10,26 @@ internal final class BTreeDatabase {
     let path: String
     private var handle: UnsafeMutablePointer<TCBDB>?
 
+    /// Records a leaf and indexes a node hold (the file keeps them from its creation).
+    static let leafMembers: UInt32 = 128
+    static let nodeMembers: UInt32 = 256
+
     /// Opens the file at `path`; `syncsTransactions` as for ``HashDatabase`` (`BDBOTSYNC`).
+    /// A writer first repairs the file's meta if a process died while Tokyo Cabinet rewrote it
+    /// (BTreeMetaRepair).
     init(path: String, readOnly: Bool, syncsTransactions: Bool = false) throws {
         self.path = path
+        if !readOnly {
+            BTreeMetaRepair.repairIfNeeded(path: path, leafMembers: Self.leafMembers,
+                                           nodeMembers: Self.nodeMembers, syncs: syncsTransactions)
+        }
         guard let handle = tcbdbnew() else {
             throw BackendError.cannotOpen(path: path, reason: "out of memory")
         }
         // 128 records a leaf, 256 a node, BDBTLARGE for 64-bit offsets (files past 2 GB
         // otherwise corrupt silently). The comparator stays Tokyo Cabinet's default lexical
         // one: custom comparators are not recorded in the file.
-        _ = tcbdbtune(handle, 128, 256, 32_749, -1, -1, UInt8(BDBTLARGE))
+        _ = tcbdbtune(handle, Int32(Self.leafMembers), Int32(Self.nodeMembers), 32_749, -1, -1, UInt8(BDBTLARGE))
         _ = tcbdbsetcache(handle, 8_192, 1_024)
         _ = tcbdbsetxmsiz(handle, 64 << 20)
         // BDBOLCKNB: fail at once on a file another process holds; never BDBONOLCK.
