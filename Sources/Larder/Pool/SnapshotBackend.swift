@@ -55,6 +55,22 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
             return nil
         }
 
+        /// Empties `newest` when `incoming` more bytes would take it past ``newestByteLimit``.
+        mutating func makeRoom(for incoming: Int) {
+            guard newestBytes > SnapshotBackend.newestByteLimit - incoming else { return }
+            newest.removeAll()
+            newestBytes = 0
+        }
+
+        /// Keeps `image` as the newest value of `key`, its cost counted (a replaced value's
+        /// taken off).
+        mutating func keepNewest(_ image: CommitUndo.BeforeImage, of key: [UInt8], in table: String) {
+            if let replaced = newest.updateValue(image, forKey: TableKey(table: table, key: key)) {
+                newestBytes -= Self.cost(of: key, replaced)
+            }
+            newestBytes += Self.cost(of: key, image)
+        }
+
         /// What a newest value takes of ``newestByteLimit``: its key, its bytes, and about 64 of
         /// the dictionary's.
         static func cost(of key: some Collection, _ image: CommitUndo.BeforeImage) -> Int {
@@ -140,14 +156,8 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     /// commit's image of it: it is the newest generation's.
     func keepNewest(_ value: [UInt8]?, of key: [UInt8], in table: String) {
         state.withLock { state in
-            if state.newestBytes > Self.newestByteLimit {
-                state.newest.removeAll()
-                state.newestBytes = 0
-            }
-            let added = CommitUndo.BeforeImage(bytes: value)
-            if state.newest.updateValue(added, forKey: TableKey(table: table, key: key)) == nil {
-                state.newestBytes += State.cost(of: key, added)
-            }
+            state.makeRoom(for: 0)
+            state.keepNewest(CommitUndo.BeforeImage(bytes: value), of: key, in: table)
         }
     }
 
@@ -270,17 +280,10 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     /// reads of older ones take these keys from the commit's undo.
     private static func keepNewest(of batch: WriteBatch, in state: inout State) {
         guard batch.arena.count <= newestByteLimit / 16 else { return }
-        if state.newestBytes > newestByteLimit - batch.arena.count - 64 * batch.operationCount {
-            state.newest.removeAll()
-            state.newestBytes = 0
-        }
+        state.makeRoom(for: batch.arena.count + 64 * batch.operationCount)
         for table in batch.tables {
             batch.forEachOperation(in: table) { kind, key, value in
-                let image = CommitUndo.BeforeImage(bytes: kind == .delete ? nil : Array(value))
-                if let replaced = state.newest.updateValue(image, forKey: TableKey(table: table, key: Array(key))) {
-                    state.newestBytes -= State.cost(of: key, replaced)
-                }
-                state.newestBytes += State.cost(of: key, image)
+                state.keepNewest(CommitUndo.BeforeImage(bytes: kind == .delete ? nil : Array(value)), of: Array(key), in: table)
             }
         }
     }
