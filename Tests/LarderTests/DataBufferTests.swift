@@ -515,6 +515,18 @@ import LarderTestSupport
         #expect(try buffer.readUInt8() == 5)
     }
 
+    @Test func aFieldKeyCutShortThrowsAndTheEndReadsAsNil() throws {
+        var buffer = DataBuffer(bytes: [0x0d, 0xb5, 0x65, 0x98, 0x01, 0x02, 0x03])
+        #expect(try buffer.readFieldKey() == 0x9865_b50d)
+        #expect(readError(on: &buffer) { try $0.readFieldKey() } == .truncated(offset: 4, needed: 4, available: 3))
+        #expect(buffer.readPosition == 4)
+        #expect(try buffer.readUInt8() == 1)
+        var empty = DataBuffer(bytes: [0x0d, 0xb5, 0x65, 0x98])
+        _ = try empty.readFieldKey()
+        #expect(try empty.readFieldKey() == nil)
+        #expect(empty.readPosition == 4)
+    }
+
     @Test func truncatedOptionalsThrow() {
         #expect(readError([]) { try $0.readOptionalString() } == .truncated(offset: 0, needed: 1, available: 0))
         #expect(readError([1]) { try $0.readOptionalString() } == .truncated(offset: 1, needed: 1, available: 0))

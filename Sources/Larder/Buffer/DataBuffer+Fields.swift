@@ -25,9 +25,18 @@ extension DataBuffer {
     ///     }
     /// }
     /// ```
+    @inlinable
     public mutating func readFieldKey() throws -> UInt32? {
-        guard readPosition < bytes.count else { return nil }
-        return try readLittleEndian() as UInt32
+        // Inlined into the generated readContent: a call per field cost a fetch of a
+        // two-field model 5% of its instructions.
+        let position = cursor
+        let available = bytes.count - position
+        guard available > 0 else { return nil }
+        guard available >= 4 else {
+            throw DataBufferError.truncated(offset: position, needed: 4, available: available)
+        }
+        cursor = position + 4
+        return bytes.withUnsafeBytes { $0.loadLittleEndian(UInt32.self, at: position) }
     }
 
     /// Skips the value of a field with `key` (one this reader does not know), by its wire.

@@ -26,7 +26,14 @@ public struct DataBuffer: Sendable, Hashable {
     public internal(set) var bytes: [UInt8]
 
     /// Where the next read starts, as an offset into ``bytes``.
-    public internal(set) var readPosition: Int = 0
+    public internal(set) var readPosition: Int {
+        get { cursor }
+        set { cursor = newValue }
+    }
+
+    /// The storage of ``readPosition``, visible to the inlinable readers of tagged fields
+    /// (`readFieldKey`), which a @StoredModel class calls once per field.
+    @usableFromInline internal var cursor: Int = 0
 
     /// The per-instance version of the record being read: the ``StoredObject/version`` of the
     /// class that wrote it. Branch on it in ``StoredObject/readContent(from:in:)`` to read
