@@ -26,7 +26,13 @@ func concurrency() throws {
     // `prepareDatabase` ran: the durability is set on the writer once the pool is open, and read
     // back (FULL is 2, OFF 0). Only the writer's connection commits, so only its setting counts.
     let synchronous = arguments.durability == "full" ? (name: "FULL", value: 2) : (name: "OFF", value: 0)
-    let dbPool = try DatabasePool(path: path)
+    // A busy timeout, as GRDB's documentation advises: without one (`.immediateError`, the
+    // default), a writer that meets a lock a reader holds for a moment (a reader opening the
+    // WAL index while a checkpoint runs) fails at once with SQLITE_BUSY, as one run here did
+    // on a loaded machine.
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(10)
+    let dbPool = try DatabasePool(path: path, configuration: configuration)
     let (mode, level) = try dbPool.writeWithoutTransaction { db in
         try db.execute(sql: "PRAGMA synchronous=\(synchronous.name)")
         return (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
