@@ -2,7 +2,7 @@
 # `make fuzz` the long fuzzing of every decoder of untrusted bytes.
 # All install the Debian packages they need when they are missing.
 
-SYSTEM_PACKAGES := libtokyocabinet-dev libssl-dev zlib1g-dev libsqlite3-dev pkg-config tokyocabinet-bin wamerican
+SYSTEM_PACKAGES := libtokyocabinet-dev libssl-dev zlib1g-dev libsqlite3-dev pkg-config tokyocabinet-bin wamerican etcd-server
 SWIFT ?= swift
 
 SCALE ?= 1

@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "LarderDocuments", targets: ["LarderDocuments"]),
         // The @StoredModel macro; re-exports Larder, so `import LarderModel` is enough.
         .library(name: "LarderModel", targets: ["LarderModel"]),
+        // A Backend on an etcd cluster (its v3 JSON gateway over async-http-client): the only
+        // product that brings a networking dependency.
+        .library(name: "LarderEtcd", targets: ["LarderEtcd"]),
         // Only for the power-loss test: loaded into the crash worker with LD_PRELOAD.
         .library(name: "PowerCut", type: .dynamic, targets: ["PowerCut"]),
         // The seeded generator the tests and the speed-test package (SpeedTests/) share.
@@ -16,7 +19,7 @@ let package = Package(
         // The command-line tool: inspect and maintain a store from the shell (docs/TOOL.md).
         .executable(name: "larder", targets: ["LarderTool"]),
     ],
-    // The libraries depend on no package. The `larder` tool uses swift-argument-parser, and the
+    // Larder and LarderDocuments depend on no package; LarderEtcd on async-http-client. The `larder` tool uses swift-argument-parser, and the
     // @StoredModel macro's implementation (LarderModelMacros, a compiler plug-in) swift-syntax. A
     // package that depends on the Larder or LarderDocuments product resolves them (SwiftPM
     // resolves every dependency of a package) but builds neither. The speed tests, with GRDB,
@@ -24,6 +27,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -73,6 +77,16 @@ let package = Package(
         .target(
             name: "LarderDocuments",
             dependencies: ["Larder"]
+        ),
+        .target(
+            name: "LarderEtcd",
+            dependencies: ["Larder", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        // The 3-node etcd cluster the tests start on loopback (Debian's etcd-server): Foundation only.
+        .target(name: "EtcdTestSupport", path: "Tests/EtcdSupport"),
+        .testTarget(
+            name: "LarderEtcdTests",
+            dependencies: ["LarderEtcd", "EtcdTestSupport", "LarderDocuments", "LarderTestSupport"]
         ),
         .testTarget(
             name: "LarderDocumentsTests",

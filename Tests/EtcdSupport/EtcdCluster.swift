@@ -1,0 +1,328 @@
+// EtcdCluster: a real etcd cluster for tests, three members on loopback, with client and peer
+// ports the kernel picks at run time (no fixed port that two runs could both want), data in a
+// temporary directory. One cluster serves a test process (`EtcdCluster.shared`, started on first
+// use); it is stopped and its directory removed when the process exits, and, should the process
+// die without exiting (a crash, a kill -9), by a watchdog shell that outlives it. A test can
+// kill -9 one member and start it again (fault tests).
+
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A 3-member etcd cluster on loopback, for tests (Debian's `etcd-server`, `make deps`).
+///
+/// ```swift
+/// let cluster = try EtcdCluster.shared.get()
+/// let backend = try EtcdBackend(endpoints: cluster.endpoints, prefix: "test-\(UUID())")
+/// ```
+public final class EtcdCluster: @unchecked Sendable {
+    // @unchecked: every mutable field is used under `lock`.
+
+    /// The cluster of this test process, started on first use; its failure to start is kept, so
+    /// each test that needs it reports it.
+    public static let shared: Result<EtcdCluster, EtcdClusterError> = {
+        do {
+            let cluster = try EtcdCluster(memberCount: 3)
+            clusterToStopAtExit = cluster
+            atexit { clusterToStopAtExit?.stop() }
+            return .success(cluster)
+        } catch let error as EtcdClusterError {
+            return .failure(error)
+        } catch {
+            return .failure(.cannotStart(reason: "\(error)"))
+        }
+    }()
+
+    /// The directory holding every member's data, logs and process id.
+    public let directory: String
+    /// The members' client URLs (`http://127.0.0.1:PORT`), in member order.
+    public let endpoints: [String]
+
+    private let members: [Member]
+    private var processes: [Process?]
+    private var watchdog: Process?
+    private var isStopped = false
+    private let lock = NSLock()
+
+    private struct Member {
+        let name: String
+        let clientPort: Int
+        let peerPort: Int
+        var clientURL: String { "http://127.0.0.1:\(clientPort)" }
+        var peerURL: String { "http://127.0.0.1:\(peerPort)" }
+    }
+
+    /// Starts `memberCount` members and waits until each reports itself healthy; removes
+    /// everything it made when they do not. Tries new ports when another process took one
+    /// between the pick and the start.
+    ///
+    /// ```swift
+    /// let cluster = try EtcdCluster(memberCount: 3)
+    /// defer { cluster.stop() }
+    /// ```
+    public init(memberCount: Int = 3, timeout: TimeInterval = 60) throws {
+        guard let executable = Self.etcdExecutable() else { throw EtcdClusterError.etcdNotInstalled }
+        var lastError: EtcdClusterError = .cannotStart(reason: "no attempt made")
+        for _ in 0 ..< 3 {
+            let directory = NSTemporaryDirectory() + "larder-etcd-\(UUID().uuidString)"
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                let ports = try Self.freePorts(memberCount * 2)
+                let members = (0 ..< memberCount).map {
+                    Member(name: "m\($0)", clientPort: ports[2 * $0], peerPort: ports[2 * $0 + 1])
+                }
+                let started = try Self.start(members, executable: executable, in: directory, timeout: timeout)
+                self.directory = directory
+                self.members = members
+                self.endpoints = members.map(\.clientURL)
+                self.processes = started.processes
+                self.watchdog = started.watchdog
+                return
+            } catch let error as EtcdClusterError {
+                lastError = error
+                try? FileManager.default.removeItem(atPath: directory)
+            }
+        }
+        throw lastError
+    }
+
+    deinit { stop() }
+
+    /// The number of members.
+    public var memberCount: Int { members.count }
+
+    /// Kills member `index` with SIGKILL (no shutdown at all) and waits until it is gone.
+    ///
+    /// ```swift
+    /// cluster.kill(member: 1)
+    /// ```
+    public func kill(member index: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let process = processes[index] else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        processes[index] = nil
+        try? FileManager.default.removeItem(atPath: pidFile(index))
+    }
+
+    /// Starts member `index` again on its data directory and waits until it is healthy.
+    ///
+    /// ```swift
+    /// try cluster.restart(member: 1)
+    /// ```
+    public func restart(member index: Int, timeout: TimeInterval = 60) throws {
+        guard let executable = Self.etcdExecutable() else { throw EtcdClusterError.etcdNotInstalled }
+        lock.lock()
+        defer { lock.unlock() }
+        guard processes[index] == nil, !isStopped else { return }
+        let process = try Self.launch(members[index], of: members, executable: executable, in: directory)
+        processes[index] = process
+        try Self.waitUntilHealthy([members[index]], processes: [process], in: directory, timeout: timeout)
+    }
+
+    /// Whether member `index` answers its health check with `true`.
+    public func isHealthy(member index: Int) -> Bool {
+        Self.healthy(members[index].clientPort)
+    }
+
+    /// Kills every member and removes the directory. Done at exit for the shared cluster.
+    ///
+    /// ```swift
+    /// cluster.stop()
+    /// ```
+    public func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isStopped else { return }
+        isStopped = true
+        for case let process? in processes {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        processes = processes.map { _ in nil }
+        try? FileManager.default.removeItem(atPath: directory)
+        if let watchdog {
+            Glibc.kill(watchdog.processIdentifier, SIGKILL)
+            watchdog.waitUntilExit()
+        }
+        watchdog = nil
+    }
+
+    // MARK: Starting
+
+    private func pidFile(_ index: Int) -> String { Self.pidFile(of: members[index], in: directory) }
+
+    private static func pidFile(of member: Member, in directory: String) -> String {
+        "\(directory)/\(member.name).pid"
+    }
+
+    private static func etcdExecutable() -> String? {
+        let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/usr/local/bin")
+            .split(separator: ":").map { "\($0)/etcd" } + ["/usr/bin/etcd"]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    private static func start(_ members: [Member], executable: String, in directory: String,
+                              timeout: TimeInterval) throws -> (processes: [Process?], watchdog: Process) {
+        let watchdog = try startWatchdog(for: directory)
+        var processes: [Process] = []
+        do {
+            for member in members {
+                processes.append(try launch(member, of: members, executable: executable, in: directory))
+            }
+            try waitUntilHealthy(members, processes: processes, in: directory, timeout: timeout)
+            return (processes, watchdog)
+        } catch {
+            for process in processes {
+                Glibc.kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+            Glibc.kill(watchdog.processIdentifier, SIGKILL)
+            watchdog.waitUntilExit()
+            throw error
+        }
+    }
+
+    /// A shell that waits for this process to end, then kills the members whose process ids
+    /// are in the directory and removes it: the cleanup of a test process that crashed.
+    private static func startWatchdog(for directory: String) throws -> Process {
+        let script = """
+            while kill -0 "$1" 2>/dev/null; do sleep 1; done
+            for f in "$2"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
+            rm -rf "$2"
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script, "watchdog", String(getpid()), directory]
+        do {
+            try process.run()
+        } catch {
+            throw EtcdClusterError.cannotStart(reason: "cannot run /bin/sh for the watchdog: \(error)")
+        }
+        return process
+    }
+
+    private static func launch(_ member: Member, of members: [Member], executable: String,
+                               in directory: String) throws -> Process {
+        let cluster = members.map { "\($0.name)=\($0.peerURL)" }.joined(separator: ",")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "--name", member.name,
+            "--data-dir", "\(directory)/\(member.name)",
+            "--listen-client-urls", member.clientURL, "--advertise-client-urls", member.clientURL,
+            "--listen-peer-urls", member.peerURL, "--initial-advertise-peer-urls", member.peerURL,
+            "--initial-cluster", cluster, "--initial-cluster-state", "new",
+            "--initial-cluster-token", (directory as NSString).lastPathComponent,
+            "--logger", "zap", "--log-level", "warn",
+            "--log-outputs", "\(directory)/\(member.name).log",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw EtcdClusterError.cannotStart(reason: "cannot run \(executable): \(error)")
+        }
+        try? String(process.processIdentifier).write(toFile: pidFile(of: member, in: directory),
+                                                      atomically: true, encoding: .utf8)
+        return process
+    }
+
+    private static func waitUntilHealthy(_ members: [Member], processes: [Process], in directory: String,
+                                         timeout: TimeInterval) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var waiting = Array(members.indices)
+        while !waiting.isEmpty {
+            for position in waiting where !processes[position].isRunning {
+                let log = (try? String(contentsOfFile: "\(directory)/\(members[position].name).log", encoding: .utf8)) ?? ""
+                throw EtcdClusterError.cannotStart(reason: "member \(members[position].name) exited: \(log.suffix(600))")
+            }
+            waiting.removeAll { healthy(members[$0].clientPort) }
+            if waiting.isEmpty { return }
+            if Date() > deadline {
+                throw EtcdClusterError.cannotStart(reason: "members \(waiting.map { members[$0].name }) not healthy after \(Int(timeout)) s")
+            }
+            usleep(100_000)
+        }
+    }
+
+    // MARK: Sockets
+
+    /// `count` distinct ports the kernel gives to sockets bound to port 0, all held until every
+    /// one is picked, then released for etcd to take.
+    private static func freePorts(_ count: Int) throws -> [Int] {
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        var ports: [Int] = []
+        for _ in 0 ..< count {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard socket >= 0 else { throw EtcdClusterError.cannotStart(reason: "socket() failed: errno \(errno)") }
+            sockets.append(socket)
+            var address = loopback(port: 0)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let named = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+            }
+            guard bound == 0, named == 0 else { throw EtcdClusterError.cannotStart(reason: "cannot bind a loopback port: errno \(errno)") }
+            ports.append(Int(UInt16(bigEndian: address.sin_port)))
+        }
+        return ports
+    }
+
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    /// Whether `GET /health` on the member's client port answers `"health":"true"` within a second.
+    private static func healthy(_ port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = loopback(port: UInt16(port))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return false }
+        let request = Array("GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard send(socket, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return false }
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        while reply.count < 16_384 {
+            let read = recv(socket, &chunk, chunk.count, 0)
+            if read <= 0 { break }
+            reply.append(contentsOf: chunk[0 ..< read])
+        }
+        return String(decoding: reply, as: UTF8.self).contains("\"health\":\"true\"")
+    }
+}
+
+/// The cluster of the test process, for the exit handler (a C function pointer captures nothing).
+nonisolated(unsafe) private var clusterToStopAtExit: EtcdCluster?
+
+/// Why a test cluster did not start.
+public enum EtcdClusterError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No `etcd` executable on the PATH: `make deps` installs Debian's etcd-server.
+    case etcdNotInstalled
+    /// A member did not start or did not become healthy.
+    case cannotStart(reason: String)
+
+    public var description: String {
+        switch self {
+        case .etcdNotInstalled: return "etcd is not installed (make deps installs etcd-server)"
+        case let .cannotStart(reason): return "the test etcd cluster did not start: \(reason)"
+        }
+    }
+}
