@@ -1,0 +1,272 @@
+// EtcdBackend: a Backend on an etcd cluster, through the v3 JSON gateway (EtcdClient). Tables
+// are key ranges (EtcdKeyLayout); every read is made at the backend's pinned revision, so a store
+// sees one consistent state of the cluster, and values read are kept per revision so a repeated
+// read makes no network call. A batch that fits one transaction (EtcdLimits) is one transaction;
+// a bigger one is a staged commit (EtcdStagedCommit). docs/ARCHITECTURE.md, "The etcd backend".
+
+import AsyncHTTPClient
+import Larder
+
+/// A ``Backend`` whose tables live in an etcd cluster (etcd 3.4 or later, its v3 JSON gateway).
+///
+/// ```swift
+/// let backend = try EtcdBackend(endpoints: ["http://10.0.0.1:2379", "http://10.0.0.2:2379"], prefix: "music")
+/// let store = try Store(backend: backend)
+/// ```
+///
+/// Every save is all or nothing for every reader, whatever its size. Reads see the cluster as it
+/// was at the backend's revision: the one it opened at, moved on by its own saves and by
+/// ``refresh()``. One client writes a prefix at a time in this version: saves by two clients on
+/// the same prefix are not checked for conflicts.
+public final class EtcdBackend: Backend, @unchecked Sendable {
+    // @unchecked: like every Backend, used by one thread at a time (Store), or behind a lock
+    // (the document store's SharedBackend).
+
+    /// The cluster's endpoints, as given.
+    public let endpoints: [String]
+    /// Where the store's keys live.
+    public let layout: EtcdKeyLayout
+    /// The largest transaction the cluster accepts.
+    public let limits: EtcdLimits
+
+    private let client: EtcdClient
+    private let stagedCommit: EtcdStagedCommit
+    /// The revision every read is made at.
+    public private(set) var revision: Int64 = 0
+    /// Values read (nil: absent) at `revision`, by full etcd key.
+    private var cache: [[UInt8]: [UInt8]?] = [:]
+    private var cacheBytes = 0
+    private let cacheLimit: Int
+    private var orderedTables: Set<String> = []
+    private var isClosed = false
+    /// Keys a range read asks for at a time.
+    private let pageSize: Int
+    /// Where the next staged commit stops (tests only).
+    package var interruption: StagedCommitInterruption?
+
+    /// Opens the store under `prefix` on the cluster at `endpoints` (each a member's
+    /// `http://host:port`), finishing a staged commit another client published but did not finish
+    /// and removing the staging of one never published.
+    ///
+    /// ```swift
+    /// let backend = try EtcdBackend(endpoints: ["http://127.0.0.1:2379"], prefix: "music")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - limits: the cluster's transaction limits (its `--max-txn-ops` and `--max-request-bytes`).
+    ///   - requestTimeout: how long one request may take, in seconds.
+    ///   - failoverTime: how long, in seconds, a request goes on trying the endpoints in turn
+    ///     (an election takes a second or two) before it throws ``EtcdError/unreachable(endpoints:reason:)``.
+    ///   - cacheBytes: the most bytes of values kept between reads at one revision.
+    public init(endpoints: [String], prefix: String, limits: EtcdLimits = .etcdDefaults,
+                requestTimeout: Double = 10, failoverTime: Double = 15, cacheBytes: Int = 64 << 20) throws {
+        self.endpoints = endpoints
+        layout = try EtcdKeyLayout(prefix: prefix)
+        self.limits = limits
+        client = try EtcdClient(endpoints: endpoints, requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
+                                retryInterval: failoverTime)
+        stagedCommit = EtcdStagedCommit(client: client, layout: layout, limits: limits)
+        cacheLimit = cacheBytes
+        pageSize = 256
+        try refresh(removingUnpublishedStaging: true)
+    }
+
+    /// Moves the backend's reads to the cluster's newest revision (after finishing any staged
+    /// commit published there), so that they see other clients' saves.
+    ///
+    /// ```swift
+    /// try backend.refresh()
+    /// ```
+    public func refresh() throws {
+        try checkOpen()
+        try refresh(removingUnpublishedStaging: false)
+    }
+
+    private func refresh(removingUnpublishedStaging: Bool) throws {
+        // One read tells whether any commit record or staging exists, and the newest revision.
+        let commits = layout.commitRoot
+        let found = try client.range(from: commits, before: EtcdKeyLayout.end(ofPrefix: layout.stagingRoot),
+                                     revision: nil, limit: 1, keysOnly: true)
+        var newest = found.revision
+        if found.count > 0 {
+            if try stagedCommit.finishPublishedCommits() > 0 { newest = try client.currentRevision() }
+            if removingUnpublishedStaging, try stagedCommit.removeUnpublishedStaging() > 0 {
+                newest = try client.currentRevision()
+            }
+        }
+        pin(newest, keepingCache: false)
+    }
+
+    private func pin(_ newRevision: Int64, keepingCache: Bool) {
+        revision = newRevision
+        if !keepingCache {
+            cache.removeAll(keepingCapacity: true)
+            cacheBytes = 0
+        }
+    }
+
+    private func remember(_ value: [UInt8]?, forKey key: [UInt8]) {
+        if cacheBytes > cacheLimit {
+            cache.removeAll(keepingCapacity: true)
+            cacheBytes = 0
+        }
+        cache[key] = .some(value)
+        cacheBytes += key.count + (value?.count ?? 0) + 48
+    }
+
+    // MARK: Reads
+
+    /// Reads the value under `key` in `table` at the backend's revision (from the cache when it
+    /// was read before at this revision).
+    ///
+    /// ```swift
+    /// try backend.readValue(forKey: [1], in: "Song") { print($0?.count ?? 0) }
+    /// ```
+    public func readValue(forKey key: [UInt8], in table: String, _ body: (UnsafeRawBufferPointer?) throws -> Void) throws {
+        try checkOpen()
+        let fullKey = layout.key(key, in: table)
+        let value: [UInt8]?
+        if let cached = cache[fullKey] {
+            value = cached
+        } else {
+            value = try client.range(from: fullKey, before: nil, revision: revision).records.first { $0.key == fullKey }?.value
+            remember(value, forKey: fullKey)
+        }
+        guard let value else { return try body(nil) }
+        try value.withUnsafeBytes { try body($0) }
+    }
+
+    /// Calls `body` with every record of `table`, in key order.
+    ///
+    /// ```swift
+    /// try backend.forEachRecord(in: "Song") { key, value in true }
+    /// ```
+    public func forEachRecord(in table: String,
+                              _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try checkOpen()
+        try scan(table, from: nil, through: nil, reverse: false, body)
+    }
+
+    /// Calls `body` with the records of the ordered `table` between `start` and `end`
+    /// (inclusive, nil is open), ascending or descending.
+    ///
+    /// ```swift
+    /// try backend.forEachRecord(in: "people.0.idx", from: [1], through: [9], reverse: false) { key, _ in true }
+    /// ```
+    public func forEachRecord(in table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+                              _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try checkOpen()
+        guard orderedTables.contains(table) else { throw BackendError.unorderedTable(table) }
+        try scan(table, from: start, through: end, reverse: reverse, body)
+    }
+
+    /// Reads the table's keys from `start` through `end` a page at a time.
+    private func scan(_ table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
+                      _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        let prefix = layout.tablePrefix(table)
+        var lower = prefix + (start ?? [])
+        var upper = end.map { prefix + $0 + [0] } ?? EtcdKeyLayout.end(ofPrefix: prefix)
+        guard ByteOrder.less(lower, upper) else { return }
+        while true {
+            let page = try client.range(from: lower, before: upper, revision: revision, limit: pageSize, descending: reverse)
+            for record in page.records {
+                guard let key = layout.tableKey(record.key, in: table),
+                      !ByteOrder.less(record.key, lower), ByteOrder.less(record.key, upper) else {
+                    throw EtcdError.malformedReply(endpoint: client.endpoints.joined(separator: ","),
+                                                   reason: "a range read answered a key outside the range")
+                }
+                remember(record.value, forKey: record.key)
+                let goesOn = try key.withUnsafeBytes { key in try record.value.withUnsafeBytes { try body(key, $0) } }
+                if !goesOn { return }
+            }
+            guard page.more, let last = page.records.last else { return }
+            if reverse { upper = last.key } else { lower = last.key + [0] }
+        }
+    }
+
+    /// The number of records in `table` at the backend's revision.
+    ///
+    /// ```swift
+    /// let count = try backend.recordCount(in: "Song")
+    /// ```
+    public func recordCount(in table: String) throws -> Int {
+        try checkOpen()
+        let prefix = layout.tablePrefix(table)
+        let counted = try client.range(from: prefix, before: EtcdKeyLayout.end(ofPrefix: prefix), revision: revision,
+                                       countOnly: true)
+        return Int(clamping: counted.count)
+    }
+
+    /// Declares `table` ordered. Every table is kept in key order in etcd; the declaration is
+    /// what ordered reads check, as on the other backends.
+    ///
+    /// ```swift
+    /// backend.declareOrderedTable("people.0.idx")
+    /// ```
+    public func declareOrderedTable(_ table: String) {
+        orderedTables.insert(table)
+    }
+
+    // MARK: Writes
+
+    /// Applies `batch` whole: one transaction when it fits ``limits``, else a staged commit;
+    /// then moves the backend's reads to the revision after it.
+    ///
+    /// ```swift
+    /// var batch = WriteBatch()
+    /// batch.put([1], forKey: [1], in: "t")
+    /// try backend.apply(batch)
+    /// ```
+    public func apply(_ batch: WriteBatch) throws {
+        try checkOpen()
+        guard !batch.isEmpty else { return }
+        let writes = EtcdWrite.writes(of: batch, layout: layout)
+        for write in writes where write.cost > limits.usableBytes - 512 {
+            let table = String(decoding: write.key.dropFirst(layout.root.count + 2).prefix { $0 != 0x2F }, as: UTF8.self)
+            throw EtcdError.recordTooLarge(table: table, size: write.value?.count ?? 0, limit: limits.maximumRequestBytes)
+        }
+        let transactions = EtcdWrite.transactions(writes, limits: limits)
+        if transactions.count == 1 {
+            try applyInOneTransaction(writes)
+        } else {
+            let newRevision = try stagedCommit.commit(writes, stoppingAt: interruption)
+            pin(newRevision, keepingCache: false)
+        }
+    }
+
+    /// One transaction, on condition that no staged commit is published (one published is
+    /// finished first, then this one tried again).
+    private func applyInOneTransaction(_ writes: [EtcdWrite]) throws {
+        let commits = layout.commitRoot
+        for _ in 0 ..< 3 {
+            let applied = try client.transaction(
+                comparing: [.noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits))],
+                success: writes.map(\.operation))
+            if applied.succeeded {
+                // Nobody else wrote between the pinned revision and this one: the cached values
+                // stay true, with this batch's.
+                let keepsCache = applied.revision == revision + 1
+                pin(applied.revision, keepingCache: keepsCache)
+                if keepsCache { for write in writes { remember(write.value, forKey: write.key) } }
+                return
+            }
+            try stagedCommit.finishPublishedCommits()
+        }
+        throw EtcdError.refused(code: 9, message: "a staged commit of another client stayed published through three tries")
+    }
+
+    /// Marks the backend closed: later calls throw ``BackendError/closed``. The shared HTTP
+    /// client needs no shutdown.
+    ///
+    /// ```swift
+    /// try backend.close()
+    /// ```
+    public func close() throws {
+        isClosed = true
+        cache.removeAll()
+    }
+
+    private func checkOpen() throws {
+        if isClosed { throw BackendError.closed }
+    }
+}

@@ -1,0 +1,215 @@
+// EtcdClient: etcd's v3 JSON gateway (`/v3/kv/range`, `/v3/kv/txn`) over async-http-client,
+// called synchronously, with failover between the cluster's endpoints.
+//
+// Synchronous bridge: `Backend` is a synchronous protocol, called on the store's thread (never
+// on an event loop: the HTTP client's loops belong to its own group and never call into
+// Larder). Each request's EventLoopFuture is waited for with `.wait()` on that thread: the
+// loop thread does the I/O and fulfils the future, the calling thread sleeps on a condition
+// until then. A semaphore would do the same with more code. The one way to misuse it, a call
+// from an event-loop thread (which would wait for itself), is refused with a typed error.
+//
+// Failover: a request goes to the endpoint that last answered; a transport error (refused or
+// reset connection, timeout) or etcd's "unavailable" (no leader, the member cut off) sends it to
+// the next endpoint, and when every endpoint failed the round is tried again after a pause until
+// `retryInterval` is spent (an election takes a second or two). Retrying a request that may have
+// been applied is safe for this client's requests: reads, puts and deletes of given values, and
+// transactions whose comparisons fail harmlessly the second time.
+
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A record read from etcd: its full key, its value and the revision that last changed it.
+struct EtcdRecord: Equatable {
+    var key: [UInt8]
+    var value: [UInt8]
+    var modRevision: Int64
+}
+
+/// One page of a range read.
+struct EtcdRange {
+    /// The revision the range was read at (the store's revision when no revision was asked).
+    var revision: Int64
+    var records: [EtcdRecord]
+    /// True when the range holds more keys than `records` (a `limit` cut it).
+    var more: Bool
+    /// The number of keys in the range (all of them, not only this page's).
+    var count: Int64
+}
+
+/// A client of one etcd cluster's JSON gateway.
+final class EtcdClient {
+    let endpoints: [String]
+    private let httpClient: HTTPClient
+    private let requestTimeout: TimeAmount
+    private let retryInterval: TimeInterval
+    /// The endpoint that answered last: requests start there.
+    private var preferred = 0
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return encoder
+    }()
+    private let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
+
+    /// A client of the cluster at `endpoints` (`http://host:port`, each a member's client URL).
+    init(endpoints: [String], httpClient: HTTPClient = .shared, requestTimeout: TimeAmount = .seconds(10),
+         retryInterval: TimeInterval = 15) throws {
+        guard !endpoints.isEmpty else { throw EtcdError.invalidEndpoint("(no endpoint)") }
+        self.endpoints = try endpoints.map(Self.checked)
+        self.httpClient = httpClient
+        self.requestTimeout = requestTimeout
+        self.retryInterval = retryInterval
+    }
+
+    private static func checked(_ endpoint: String) throws -> String {
+        let trimmed = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+        guard let url = URL(string: trimmed), url.scheme == "http", let host = url.host, !host.isEmpty,
+              url.path.isEmpty, url.query == nil else {
+            throw EtcdError.invalidEndpoint(endpoint)
+        }
+        return trimmed
+    }
+
+    // MARK: Requests
+
+    /// One page of the keys from `key` up to `end` (exclusive; nil for `key` alone), at
+    /// `revision` (nil: the newest), ascending or descending, at most `limit` (0: no limit).
+    /// A read at a revision is served by the member it reaches (serializable) unless that member
+    /// has not applied the revision yet; then by the cluster (linearizable).
+    func range(from key: [UInt8], before end: [UInt8]?, revision: Int64?, limit: Int = 0,
+               descending: Bool = false, countOnly: Bool = false, keysOnly: Bool = false) throws -> EtcdRange {
+        var request = RangeRequest(key: Base64.encode(key))
+        request.rangeEnd = end.map(Base64.encode)
+        request.limit = limit > 0 ? String(limit) : nil
+        request.revision = revision.map(String.init)
+        if descending {
+            request.sortOrder = "DESCEND"
+            request.sortTarget = "KEY"
+        }
+        request.countOnly = countOnly ? true : nil
+        request.keysOnly = keysOnly ? true : nil
+        request.serializable = revision != nil ? true : nil
+        let reply: RangeReply
+        do {
+            reply = try post("/v3/kv/range", request, as: RangeReply.self)
+        } catch EtcdError.refused(_, let message) where message.contains("future revision") && request.serializable == true {
+            request.serializable = nil
+            reply = try post("/v3/kv/range", request, as: RangeReply.self)
+        }
+        let revision = try revision ?? headerRevision(reply.header)
+        var records: [EtcdRecord] = []
+        records.reserveCapacity(reply.kvs?.count ?? 0)
+        for keyValue in reply.kvs ?? [] {
+            guard let key = keyValue.key.flatMap(Base64.decode) else { throw malformed("a key that is not base64") }
+            guard let value = Base64.decode(keyValue.value ?? "") else { throw malformed("a value that is not base64") }
+            records.append(EtcdRecord(key: key, value: value, modRevision: keyValue.modRevision?.value ?? 0))
+        }
+        return EtcdRange(revision: revision, records: records, more: reply.more ?? false,
+                         count: reply.count?.value ?? Int64(records.count))
+    }
+
+    /// Runs a transaction: `success` when every comparison holds. Returns whether they held and
+    /// the revision after it (unchanged when nothing was written).
+    func transaction(comparing compare: [TransactionComparison], success: [TransactionOperation])
+        throws -> (succeeded: Bool, revision: Int64) {
+        let reply = try post("/v3/kv/txn", TransactionRequest(compare: compare, success: success),
+                             as: TransactionReply.self)
+        return (reply.succeeded ?? false, try headerRevision(reply.header))
+    }
+
+    /// The newest revision of the cluster (a linearizable read).
+    func currentRevision() throws -> Int64 {
+        try range(from: [0], before: [0, 0], revision: nil, limit: 1, countOnly: true).revision
+    }
+
+    private func headerRevision(_ header: ReplyHeader?) throws -> Int64 {
+        guard let revision = header?.revision?.value, revision > 0 else { throw malformed("no header revision") }
+        return revision
+    }
+
+    private func malformed(_ reason: String) -> EtcdError {
+        .malformedReply(endpoint: endpoints[preferred], reason: reason)
+    }
+
+    // MARK: Transport
+
+    /// Posts `body` as JSON to `path` on the preferred endpoint, failing over; decodes the reply.
+    private func post<Body: Encodable, Reply: Decodable>(_ path: String, _ body: Body, as reply: Reply.Type) throws -> Reply {
+        guard MultiThreadedEventLoopGroup.currentEventLoop == nil else {
+            throw EtcdError.refused(code: -1, message: "a synchronous etcd call was made on an event-loop thread")
+        }
+        let bytes: Data
+        do {
+            bytes = try encoder.encode(body)
+        } catch {
+            throw EtcdError.refused(code: -1, message: "the request does not encode: \(error)")
+        }
+        let start = Date()
+        var lastFailure = "no endpoint tried"
+        while true {
+            for step in 0 ..< endpoints.count {
+                let index = (preferred + step) % endpoints.count
+                switch exchange(endpoints[index] + path, bytes) {
+                case let .answered(status, reply):
+                    preferred = index
+                    if status == 200 { return try decode(reply, as: Reply.self, from: endpoints[index]) }
+                    let failure = try decode(reply, as: ErrorReply.self, from: endpoints[index])
+                    let message = failure.message ?? failure.error ?? "HTTP status \(status)"
+                    if let code = failure.code, !Self.isRetryable(code: code, status: status) {
+                        if message.contains("required revision has been compacted") {
+                            throw EtcdError.revisionCompacted((body as? RangeRequest)?.revision.flatMap { Int64($0) } ?? 0)
+                        }
+                        throw EtcdError.refused(code: code, message: message)
+                    }
+                    lastFailure = "\(endpoints[index]): \(message)"
+                case let .failed(reason):
+                    lastFailure = "\(endpoints[index]): \(reason)"
+                }
+            }
+            if Date().timeIntervalSince(start) > retryInterval {
+                throw EtcdError.unreachable(endpoints: endpoints, reason: lastFailure)
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+
+    /// gRPC's UNAVAILABLE (no leader, a member cut off) and DEADLINE_EXCEEDED (a proposal that
+    /// timed out in an election), or an HTTP status without a code: another member may serve it.
+    private static func isRetryable(code: Int, status: UInt) -> Bool {
+        code == 14 || code == 4 || (status >= 500 && code == 2)
+    }
+
+    private enum Exchange {
+        case answered(status: UInt, body: [UInt8])
+        case failed(String)
+    }
+
+    private func exchange(_ url: String, _ body: Data) -> Exchange {
+        do {
+            var request = try HTTPClient.Request(url: url, method: .POST)
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .data(body)
+            let response = try httpClient.execute(request: request, deadline: .now() + requestTimeout).wait()
+            let bytes = response.body.map { Array($0.readableBytesView) } ?? []
+            return .answered(status: response.status.code, body: bytes)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    private func decode<Reply: Decodable>(_ bytes: [UInt8], as type: Reply.Type, from endpoint: String) throws -> Reply {
+        do {
+            return try decoder.decode(Reply.self, from: Data(bytes))
+        } catch {
+            let excerpt = String(decoding: bytes.prefix(120), as: UTF8.self)
+            throw EtcdError.malformedReply(endpoint: endpoint, reason: "\(error) in '\(excerpt)'")
+        }
+    }
+}

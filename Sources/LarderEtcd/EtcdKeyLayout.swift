@@ -1,0 +1,97 @@
+// EtcdKeyLayout: where a store's bytes live in etcd's one flat, byte-ordered key space.
+//
+//   <prefix>/t/<table>/<key>   a record of a table (its key's raw bytes after the slash)
+//   <prefix>/s/<id>/<n>        chunk n (8 hex digits) of staged commit <id>: nobody reads these
+//   <prefix>/c/<id>            the record that publishes staged commit <id>
+//
+// The table name is escaped ('%' and '/' as %25 and %2F), so it holds no slash and the slash after
+// it ends it: no table's keys can begin with another table's prefix ("a" + "b/x" and "a/b" +
+// "x" are "a/" "b/x" and "a%2Fb/" "x"). Keys are raw bytes, so etcd's order of a table's keys is
+// their byte order: ordered tables need nothing more.
+
+/// The etcd keys of one store (one prefix).
+///
+/// ```swift
+/// let layout = try EtcdKeyLayout(prefix: "music")
+/// layout.key([0, 1], in: "Song")   // "music/t/Song/" + [0, 1]
+/// ```
+public struct EtcdKeyLayout: Sendable {
+    /// `<prefix>/`, the bytes every key of the store begins with.
+    public let root: [UInt8]
+
+    /// The layout of the store under `prefix`, which must not be empty. Two stores' prefixes must
+    /// not be such that one's `<prefix>/` begins the other's.
+    public init(prefix: String) throws {
+        guard !prefix.isEmpty, !prefix.utf8.contains(0) else { throw EtcdError.invalidPrefix(prefix) }
+        root = Array(prefix.utf8) + [0x2F]
+    }
+
+    /// The etcd key of `key` in `table`.
+    public func key(_ key: [UInt8], in table: String) -> [UInt8] {
+        tablePrefix(table) + key
+    }
+
+    /// The key of `table` a full etcd key holds, or nil when it is not one of the table's.
+    func tableKey(_ fullKey: [UInt8], in table: String) -> ArraySlice<UInt8>? {
+        let prefix = tablePrefix(table)
+        guard fullKey.count >= prefix.count, fullKey[0 ..< prefix.count].elementsEqual(prefix) else { return nil }
+        return fullKey[prefix.count...]
+    }
+
+    /// Every key of `table` begins with these bytes.
+    public func tablePrefix(_ table: String) -> [UInt8] {
+        var bytes = root
+        bytes.append(0x74)   // t
+        bytes.append(0x2F)
+        for byte in table.utf8 {
+            switch byte {
+            case 0x25: bytes += [0x25, 0x32, 0x35]   // %25
+            case 0x2F: bytes += [0x25, 0x32, 0x46]   // %2F
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(0x2F)
+        return bytes
+    }
+
+    /// The first key after every key that begins with `prefix` (etcd's `range_end` of a prefix).
+    static func end(ofPrefix prefix: [UInt8]) -> [UInt8] {
+        var end = prefix
+        while let last = end.last {
+            if last < 0xFF {
+                end[end.count - 1] = last + 1
+                return end
+            }
+            end.removeLast()
+        }
+        return [0]   // every key: etcd's "\0" range end
+    }
+
+    /// Every staged chunk of every staged commit begins with these bytes.
+    var stagingRoot: [UInt8] { root + [0x73, 0x2F] }   // s/
+
+    /// The chunks of staged commit `id` begin with these bytes.
+    func stagingPrefix(_ id: String) -> [UInt8] { stagingRoot + Array(id.utf8) + [0x2F] }
+
+    /// The key of chunk `index` of staged commit `id`.
+    func chunkKey(_ id: String, index: Int) -> [UInt8] {
+        let hex = String(index, radix: 16)
+        return stagingPrefix(id) + Array((String(repeating: "0", count: max(0, 8 - hex.count)) + hex).utf8)
+    }
+
+    /// Every commit record begins with these bytes.
+    var commitRoot: [UInt8] { root + [0x63, 0x2F] }   // c/
+
+    /// The key of the record that publishes staged commit `id`.
+    func commitKey(_ id: String) -> [UInt8] { commitRoot + Array(id.utf8) }
+
+    /// The staged commit id of a key under ``commitRoot`` or ``stagingRoot``, or nil.
+    func commitID(of key: [UInt8]) -> String? {
+        for root in [commitRoot, stagingRoot] where key.count > root.count && key[0 ..< root.count].elementsEqual(root) {
+            let rest = key[root.count...]
+            let id = rest.prefix { $0 != 0x2F }
+            return id.isEmpty ? nil : String(decoding: id, as: UTF8.self)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,177 @@
+// EtcdStagedCommit: a batch too big for one etcd transaction, applied all or nothing for every
+// reader (docs/ARCHITECTURE.md, "The etcd backend"):
+//
+// 1. Stage: the batch's writes, encoded in chunks (EtcdStagedChunk), are put under
+//    <prefix>/s/<id>/, where no reader looks. A client killed here leaves garbage only.
+// 2. Publish: one small transaction puts the commit record <prefix>/c/<id>, if chunk 0 is still
+//    there (no clean-up removed the staging) and no other commit is published. From this
+//    revision on the batch is committed.
+// 3. Roll forward: the writes go into the tables in transactions that each fit the limits, each
+//    on condition that the commit record still exists (so a finisher that lost a race to another
+//    never writes after the commit is done).
+// 4. Finish: one transaction deletes the commit record and the staging.
+//
+// Readers pin a revision. One at a revision before 2 sees none of the batch; whoever moves to a
+// revision that holds a commit record (opening a backend, refreshing, a save whose transaction
+// found one) first rolls that commit forward and finishes it, then reads at the revision after
+// it: so nobody reads the tables while a published commit is half copied. Opening also removes the
+// staging of commits never published (step 1's garbage).
+
+import Foundation
+
+/// Where a staged commit stops, to simulate a client killed in the middle (tests only).
+package enum StagedCommitInterruption: Sendable, Equatable {
+    /// After every chunk is staged, before the publishing transaction.
+    case afterStaging
+    /// After the publishing transaction, before any write reaches the tables.
+    case afterPublishing
+    /// After this many roll-forward transactions.
+    case afterRollingForward(transactions: Int)
+}
+
+/// The error a staged commit stopped by a ``StagedCommitInterruption`` throws (tests only).
+package struct StagedCommitInterrupted: Error, Equatable {
+    package let id: String
+}
+
+/// The staged-commit protocol of one store's keys.
+struct EtcdStagedCommit {
+    let client: EtcdClient
+    let layout: EtcdKeyLayout
+    let limits: EtcdLimits
+
+    /// Applies `writes` as a staged commit and returns the revision after it is finished.
+    func commit(_ writes: [EtcdWrite], stoppingAt interruption: StagedCommitInterruption?) throws -> Int64 {
+        let id = Self.newID()
+        let chunks = EtcdStagedChunk.chunks(of: writes, capacity: limits.usableBytes - 256)
+        for (index, chunk) in chunks.enumerated() {
+            _ = try client.transaction(comparing: [], success: [.put(chunk, forKey: layout.chunkKey(id, index: index))])
+        }
+        if interruption == .afterStaging { throw StagedCommitInterrupted(id: id) }
+        try publish(id, record: EtcdStagedChunk.commitRecord(chunkCount: chunks.count, writeCount: writes.count))
+        if interruption == .afterPublishing { throw StagedCommitInterrupted(id: id) }
+        var stop: Int?
+        if case .afterRollingForward(let count)? = interruption { stop = count }
+        do {
+            return try rollForward(id, writes: writes, stoppingAfter: stop)
+        } catch let error as StagedCommitInterrupted {
+            throw error
+        } catch {
+            throw EtcdError.stagedCommitUnfinished(id: id, reason: "\(error)")
+        }
+    }
+
+    private func publish(_ id: String, record: [UInt8]) throws {
+        let commits = layout.commitRoot
+        for _ in 0 ..< 3 {
+            let published = try client.transaction(
+                comparing: [.exists(layout.chunkKey(id, index: 0)),
+                            .noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits))],
+                success: [.put(record, forKey: layout.commitKey(id))])
+            if published.succeeded { return }
+            // Another commit is published (finish it first, then try again), or a clean-up
+            // removed this one's staging.
+            if try finishPublishedCommits() == 0 { break }
+        }
+        let staging = layout.stagingPrefix(id)
+        _ = try? client.transaction(comparing: [], success: [.delete(staging, through: EtcdKeyLayout.end(ofPrefix: staging))])
+        throw EtcdError.stagedCommitLost(id: id)
+    }
+
+    /// Copies `writes` into the tables while commit `id` is published, then removes its record and
+    /// staging; returns the revision after that (or, when another client finished it first, the
+    /// revision at which this one saw so).
+    private func rollForward(_ id: String, writes: [EtcdWrite], stoppingAfter stop: Int?) throws -> Int64 {
+        let record = layout.commitKey(id)
+        var revision: Int64 = 0
+        for (number, group) in EtcdWrite.transactions(writes, limits: limits).enumerated() {
+            if number == stop { throw StagedCommitInterrupted(id: id) }
+            let copied = try client.transaction(comparing: [.exists(record)], success: group.map(\.operation))
+            if !copied.succeeded { return copied.revision }
+            revision = copied.revision
+        }
+        let staging = layout.stagingPrefix(id)
+        let finished = try client.transaction(
+            comparing: [.exists(record)],
+            success: [.delete(record), .delete(staging, through: EtcdKeyLayout.end(ofPrefix: staging))])
+        return max(revision, finished.revision)
+    }
+
+    /// Rolls forward and finishes every published commit of the store, oldest first; returns how
+    /// many there were.
+    @discardableResult
+    func finishPublishedCommits() throws -> Int {
+        let root = layout.commitRoot
+        let commits = try client.range(from: root, before: EtcdKeyLayout.end(ofPrefix: root), revision: nil).records
+            .sorted { $0.modRevision < $1.modRevision }
+        for commit in commits {
+            let name = String(decoding: commit.key, as: UTF8.self)
+            guard let id = layout.commitID(of: commit.key) else { throw EtcdError.damagedCommit(key: name, reason: "no commit id") }
+            let counts = try EtcdStagedChunk.counts(ofCommitRecord: commit.value, key: name)
+            let writes = try stagedWrites(of: id, chunkCount: counts.chunks)
+            guard writes.count == counts.writes else {
+                throw EtcdError.damagedCommit(key: name, reason: "\(writes.count) staged writes, the record says \(counts.writes)")
+            }
+            do {
+                _ = try rollForward(id, writes: writes, stoppingAfter: nil)
+            } catch {
+                throw EtcdError.stagedCommitUnfinished(id: id, reason: "\(error)")
+            }
+        }
+        return commits.count
+    }
+
+    /// The writes staged for commit `id`, from its `chunkCount` chunks read a few at a time.
+    private func stagedWrites(of id: String, chunkCount: Int) throws -> [EtcdWrite] {
+        let staging = layout.stagingPrefix(id)
+        let end = EtcdKeyLayout.end(ofPrefix: staging)
+        var writes: [EtcdWrite] = []
+        var next = staging
+        var chunks = 0
+        while true {
+            let page = try client.range(from: next, before: end, revision: nil, limit: 4)
+            for chunk in page.records {
+                guard chunk.key == layout.chunkKey(id, index: chunks) else {
+                    throw EtcdError.damagedCommit(key: String(decoding: chunk.key, as: UTF8.self), reason: "chunk \(chunks) missing")
+                }
+                writes += try EtcdStagedChunk.writes(in: chunk.value, key: String(decoding: chunk.key, as: UTF8.self))
+                chunks += 1
+            }
+            guard page.more, let last = page.records.last else { break }
+            next = last.key + [0]
+        }
+        guard chunks == chunkCount else {
+            throw EtcdError.damagedCommit(key: String(decoding: layout.commitKey(id), as: UTF8.self),
+                                          reason: "\(chunks) staged chunks, the record says \(chunkCount)")
+        }
+        return writes
+    }
+
+    /// Removes the staging of every commit that is not published (a client stopped before it
+    /// published); returns how many it removed. Each removal holds only if the commit is still
+    /// unpublished then.
+    @discardableResult
+    func removeUnpublishedStaging() throws -> Int {
+        let root = layout.stagingRoot
+        let staged = try client.range(from: root, before: EtcdKeyLayout.end(ofPrefix: root), revision: nil, keysOnly: true)
+        var ids: [String] = []
+        for record in staged.records {
+            if let id = layout.commitID(of: record.key), ids.last != id { ids.append(id) }
+        }
+        var removed = 0
+        for id in ids {
+            let staging = layout.stagingPrefix(id)
+            let removal = try client.transaction(
+                comparing: [.noKey(from: layout.commitKey(id), before: layout.commitKey(id) + [0])],
+                success: [.delete(staging, through: EtcdKeyLayout.end(ofPrefix: staging))])
+            if removal.succeeded { removed += 1 }
+        }
+        return removed
+    }
+
+    /// A commit id: the time (so that ids sort roughly by age) and a random suffix.
+    private static func newID() -> String {
+        let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)
+        return String(milliseconds, radix: 16) + "-" + UUID().uuidString.lowercased()
+    }
+}
