@@ -21,6 +21,17 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
+/// The HTTP client every EtcdClient of the process shares (one event-loop group, pooled
+/// connections; never shut down, like `HTTPClient.shared`). Unlike that one it does not keep
+/// retrying a connection that is refused until the request's deadline: failover tries the next
+/// endpoint instead.
+let sharedEtcdHTTPClient: HTTPClient = {
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.retryConnectionEstablishment = false
+    configuration.timeout = .init(connect: .seconds(2))
+    return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+}()
+
 /// A record read from etcd: its full key, its value and the revision that last changed it.
 struct EtcdRecord: Equatable {
     var key: [UInt8]
@@ -59,7 +70,7 @@ final class EtcdClient {
     }()
 
     /// A client of the cluster at `endpoints` (`http://host:port`, each a member's client URL).
-    init(endpoints: [String], httpClient: HTTPClient = .shared, requestTimeout: TimeAmount = .seconds(10),
+    init(endpoints: [String], httpClient: HTTPClient = sharedEtcdHTTPClient, requestTimeout: TimeAmount = .seconds(10),
          retryInterval: TimeInterval = 15) throws {
         guard !endpoints.isEmpty else { throw EtcdError.invalidEndpoint("(no endpoint)") }
         self.endpoints = try endpoints.map(Self.checked)

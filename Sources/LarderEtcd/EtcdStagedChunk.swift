@@ -11,7 +11,7 @@ enum EtcdStagedChunk {
     static let commitMagic: [UInt8] = Array("LEP1".utf8)
 
     /// The bytes a write takes in a chunk.
-    static func size(of write: EtcdWrite) -> Int { 9 + write.key.count + (write.value.map { 4 + $0.count } ?? 0) }
+    static func size(of write: EtcdWrite) -> Int { 5 + write.key.count + (write.value.map { 4 + $0.count } ?? 0) }
 
     /// `writes` cut into chunks of at most `capacity` bytes each (a write bigger than that alone).
     static func chunks(of writes: [EtcdWrite], capacity: Int) -> [[UInt8]] {

@@ -1,0 +1,144 @@
+// Batches over etcd's transaction limits (made small here: 8 operations, 4 KiB) go in as staged
+// commits: applied whole, never seen in part by a reader at an older revision, and, when the
+// client stops before publishing, invisible and cleaned up by the next open; when it stops after
+// publishing, finished by the next open.
+
+import Foundation
+import Larder
+import Testing
+@testable import LarderEtcd
+
+@Suite struct EtcdStagedCommitTests {
+    private let small = EtcdLimits(maximumOperations: 8, maximumRequestBytes: 4096)
+
+    /// 60 puts in "t" (keys 0..<60, values of 200 bytes of `fill`) and the delete of key 200.
+    private func bigBatch(fill: UInt8) -> WriteBatch {
+        var batch = WriteBatch()
+        for key in 0 ..< 60 { batch.put([UInt8](repeating: fill, count: 200), forKey: [UInt8(key)], in: "t") }
+        batch.removeValue(forKey: [200], in: "t")
+        return batch
+    }
+
+    /// The first byte of every value of "t", by key.
+    private func contents(_ backend: EtcdBackend) throws -> [UInt8: UInt8] {
+        var contents: [UInt8: UInt8] = [:]
+        try backend.forEachRecord(in: "t") { key, value in
+            #expect(value.allSatisfy { $0 == value.first })
+            contents[key[0]] = value.first
+            return true
+        }
+        return contents
+    }
+
+    private func stagingAndCommitKeys(under prefix: String) throws -> [[UInt8]] {
+        let layout = try EtcdKeyLayout(prefix: prefix)
+        let client = try EtcdTestStore.client()
+        return try client.range(from: layout.commitRoot, before: EtcdKeyLayout.end(ofPrefix: layout.stagingRoot),
+                                revision: nil, keysOnly: true).records.map(\.key)
+    }
+
+    /// A store whose "t" holds keys 0..<60 with values of 1s and key 200.
+    private func seeded() throws -> (prefix: String, backend: EtcdBackend) {
+        let prefix = EtcdTestStore.freshPrefix("staged")
+        let backend = try EtcdTestStore.backend(prefix: prefix, limits: small)
+        var batch = bigBatch(fill: 1)
+        batch.put([1], forKey: [200], in: "t")
+        try backend.apply(batch)
+        return (prefix, backend)
+    }
+
+    @Test func aBatchOverTheLimitsIsAppliedWholeAndLeavesNoStaging() throws {
+        let (prefix, backend) = try seeded()
+        #expect(try contents(backend).count == 61)
+        let before = backend.revision
+        try backend.apply(bigBatch(fill: 2))
+        #expect(backend.revision > before + 2)   // staged: several transactions
+        let expected = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(2)) })
+        #expect(try contents(backend) == expected)
+        #expect(try contents(EtcdTestStore.backend(prefix: prefix)) == expected)
+        #expect(try backend.recordCount(in: "t") == 60)
+        #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
+    }
+
+    @Test func aReaderAtTheOldRevisionNeverSeesPartOfIt() throws {
+        let (prefix, writer) = try seeded()
+        let reader = try EtcdTestStore.backend(prefix: prefix, limits: small)
+        // The commit stops with part of its writes copied into the table.
+        writer.interruption = .afterRollingForward(transactions: 3)
+        #expect(throws: StagedCommitInterrupted.self) { try writer.apply(bigBatch(fill: 2)) }
+        let tables = try EtcdTestStore.client().range(
+            from: writer.layout.tablePrefix("t"), before: EtcdKeyLayout.end(ofPrefix: writer.layout.tablePrefix("t")),
+            revision: nil).records
+        let copied = tables.filter { $0.value.first == 2 }.count
+        #expect(copied > 0 && copied < 60)   // the table itself is half copied
+        // The reader, at its revision, sees none of it.
+        let old = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(1)) } + [(200, 1)])
+        #expect(try contents(reader) == old)
+        // Refreshing finishes the published commit before reading: all of it.
+        try reader.refresh()
+        #expect(try contents(reader) == Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(2)) }))
+        #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
+    }
+
+    @Test func aCommitStoppedBeforePublishingIsInvisibleAndTheNextOpenRemovesIt() throws {
+        let (prefix, writer) = try seeded()
+        writer.interruption = .afterStaging
+        #expect(throws: StagedCommitInterrupted.self) { try writer.apply(bigBatch(fill: 2)) }
+        #expect(try !stagingAndCommitKeys(under: prefix).isEmpty)   // its chunks were staged
+        let old = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(1)) } + [(200, 1)])
+        let next = try EtcdTestStore.backend(prefix: prefix, limits: small)
+        #expect(try contents(next) == old)
+        #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
+    }
+
+    @Test func aCommitStoppedAfterPublishingIsFinishedByTheNextOpen() throws {
+        let (prefix, writer) = try seeded()
+        writer.interruption = .afterPublishing
+        #expect(throws: StagedCommitInterrupted.self) { try writer.apply(bigBatch(fill: 3)) }
+        let next = try EtcdTestStore.backend(prefix: prefix, limits: small)
+        #expect(try contents(next) == Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(3)) }))
+        #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
+    }
+
+    @Test func aSmallSaveFinishesAPublishedCommitFirst() throws {
+        let (prefix, writer) = try seeded()
+        writer.interruption = .afterRollingForward(transactions: 1)
+        #expect(throws: StagedCommitInterrupted.self) { try writer.apply(bigBatch(fill: 4)) }
+        // Another client's small save (over a key the commit also writes) waits for the
+        // commit to be finished, so the later save wins.
+        let second = try EtcdBackend(endpoints: EtcdTestStore.cluster().endpoints, prefix: prefix, limits: small)
+        var batch = WriteBatch()
+        batch.put([UInt8](repeating: 9, count: 200), forKey: [5], in: "t")
+        try second.apply(batch)
+        var expected = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(4)) })
+        expected[5] = 9
+        #expect(try contents(EtcdTestStore.backend(prefix: prefix)) == expected)
+    }
+
+    @Test func aRecordOverTheRequestLimitIsATypedErrorAndChangesNothing() throws {
+        let (prefix, backend) = try seeded()
+        var batch = WriteBatch()
+        batch.put([7], forKey: [1], in: "t")
+        batch.put([UInt8](repeating: 7, count: 5000), forKey: [2], in: "t")
+        #expect(throws: EtcdError.recordTooLarge(table: "t", size: 5000, limit: 4096)) { try backend.apply(batch) }
+        #expect(try contents(EtcdTestStore.backend(prefix: prefix))[1] == 1)
+    }
+
+    @Test func damagedStagedChunksAndCommitRecordsAreTypedErrors() throws {
+        #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: Array("LEC1".utf8) + [1, 0, 0, 0, 9, 1], key: "k") }
+        #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: Array("LEC1".utf8) + [3], key: "k") }
+        #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: [1, 2, 3], key: "k") }
+        #expect(throws: EtcdError.self) { try EtcdStagedChunk.counts(ofCommitRecord: Array("LEP1".utf8) + [0, 0], key: "k") }
+        let writes = [EtcdWrite(key: [1, 2], value: [3]), EtcdWrite(key: [4], value: nil), EtcdWrite(key: [], value: [])]
+        let chunks = EtcdStagedChunk.chunks(of: writes, capacity: 20)
+        #expect(chunks.count == 2)
+        #expect(try chunks.flatMap { try EtcdStagedChunk.writes(in: $0, key: "k") } == writes)
+        // Every truncation of a chunk decodes to fewer writes or throws, never traps.
+        let whole = EtcdStagedChunk.chunks(of: writes, capacity: 1000)[0]
+        for end in 0 ..< whole.count {
+            if let decoded = try? EtcdStagedChunk.writes(in: Array(whole[..<end]), key: "k") {
+                #expect(decoded.count < writes.count)
+            }
+        }
+    }
+}
