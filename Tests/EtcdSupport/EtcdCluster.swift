@@ -39,6 +39,15 @@ public final class EtcdCluster: @unchecked Sendable {
     /// The members' client URLs (`http://127.0.0.1:PORT`), in member order.
     public let endpoints: [String]
 
+    /// The members' peer URLs (HTTP, but not etcd's client API), in member order.
+    public var peerEndpoints: [String] { members.map(\.peerURL) }
+
+    /// A loopback port nothing listens on (the kernel's pick, released), for tests of an
+    /// unreachable endpoint.
+    public static func unusedLoopbackPort() throws -> Int {
+        try freePorts(1)[0]
+    }
+
     private let members: [Member]
     private var processes: [Process?]
     private var watchdog: Process?
