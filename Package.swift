@@ -92,7 +92,7 @@ let package = Package(
             name: "LarderDocumentsTests",
             // The crash worker is a dependency so that `swift test` builds it: the crash test
             // runs it as a child process.
-            dependencies: ["LarderDocuments", "LarderDocumentsCrashWorker", "LarderTestSupport"]
+            dependencies: ["LarderDocuments", "LarderDocumentsCrashWorker", "LarderTestSupport", "LarderEtcd", "EtcdTestSupport"]
         ),
         .executableTarget(
             name: "LarderDocumentsCrashWorker",
@@ -126,7 +126,8 @@ let package = Package(
             // The crash worker is a dependency so that `swift test` builds it: the tests run it
             // as a child process. zlib is the reference the checksum tests compare Larder's
             // CRC-32 with.
-            dependencies: ["Larder", "CZlib", "LarderCrashWorker", "LarderTestSupport"]
+            // The suites chosen to run on the etcd test cluster as well need LarderEtcd.
+            dependencies: ["Larder", "CZlib", "LarderCrashWorker", "LarderTestSupport", "LarderEtcd", "EtcdTestSupport"]
         ),
         .target(name: "LarderTestSupport", path: "Tests/Support"),
 

@@ -14,7 +14,7 @@ import Testing
         var age: Int
     }
 
-    @Test(arguments: BackendKind.allCases) func aDocumentIsReadByItsRowID(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func aDocumentIsReadByItsRowID(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         let ids: [RowID] = try people.insertBatch([["name": "Ada", "age": 36], ["name": "Grace", "age": 45]])
@@ -37,7 +37,7 @@ import Testing
         #expect(seven.rowID == 7)
     }
 
-    @Test(arguments: BackendKind.allCases) func theAsyncFormsReadAndDeleteByRowIDToo(_ backend: BackendKind) async throws {
+    @Test(arguments: BackendKind.withEtcd) func theAsyncFormsReadAndDeleteByRowIDToo(_ backend: BackendKind) async throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         let ids = try await people.insertBatch((1 ... 4).map { ["n": .int(Int64($0))] })
@@ -48,7 +48,7 @@ import Testing
         #expect(rest.map(\.rowID) == [1, 4])
     }
 
-    @Test(arguments: BackendKind.allCases) func deleteIsTheVerbForDocumentsAndQueries(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func deleteIsTheVerbForDocumentsAndQueries(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.insertBatch((1 ... 6).map { ["n": .int(Int64($0))] })
@@ -62,7 +62,7 @@ import Testing
         }
     }
 
-    @Test(arguments: BackendKind.allCases) func indexesAreValues(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func indexesAreValues(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.addIndex("[last_name], [first_name] DESC")
@@ -78,7 +78,7 @@ import Testing
         #expect(try people.indexes == indexes)
     }
 
-    @Test(arguments: BackendKind.allCases) func definitionGettersThrowOnAClosedStoreInsteadOfAnsweringEmpty(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func definitionGettersThrowOnAClosedStoreInsteadOfAnsweringEmpty(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.addIndex("[age]")

@@ -7,7 +7,7 @@ import Testing
 @testable import LarderDocuments
 
 @Suite struct DocumentStoreTests {
-    @Test(arguments: BackendKind.allCases) func insertFindUpdateRemoveRoundTrip(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func insertFindUpdateRemoveRoundTrip(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         let id = try people.insert(["name": "Ada", "age": 36, "__rowid__": 99])
@@ -25,7 +25,7 @@ import Testing
         #expect(try people.insert(["name": "Ada"]) == 3)
     }
 
-    @Test(arguments: BackendKind.allCases) func missingRowsAndBadDocumentsAreTypedErrors(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func missingRowsAndBadDocumentsAreTypedErrors(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.insert(["name": "Ada"])
@@ -42,7 +42,7 @@ import Testing
         }
     }
 
-    @Test(arguments: BackendKind.allCases) func metadataIsStoredRemovedAndKeptAcrossReopen(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func metadataIsStoredRemovedAndKeptAcrossReopen(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         try temporary.store.setMetadata(["version": 2], forKey: "schema")
         #expect(try temporary.store.metadata(forKey: "schema") == ["version": 2])
@@ -54,7 +54,7 @@ import Testing
         #expect(try store.metadata(forKey: "schema") == nil)
     }
 
-    @Test(arguments: BackendKind.allCases) func definitionsAndDocumentsPersistAcrossReopen(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func definitionsAndDocumentsPersistAcrossReopen(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         do {
             let people = try temporary.store.collection("people")
@@ -94,7 +94,7 @@ import Testing
         #expect(try never.find().isEmpty && never.count() == 0)
     }
 
-    @Test(arguments: BackendKind.allCases) func damagedOrMovedRecordsAreRefused(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func damagedOrMovedRecordsAreRefused(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.insertBatch([["name": "Ada"], ["name": "Grace"]])
@@ -115,7 +115,7 @@ import Testing
         }
     }
 
-    @Test(arguments: BackendKind.allCases) func aClosedStoreRefusesWork(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func aClosedStoreRefusesWork(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try temporary.store.close()
@@ -125,7 +125,7 @@ import Testing
         #expect(throws: StoreError.closed) { _ = try temporary.store.collection("people") }
     }
 
-    @Test(arguments: BackendKind.allCases) func collectionsAreSeparate(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func collectionsAreSeparate(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let a = try temporary.store.collection("a"), b = try temporary.store.collection("b")
         try a.insert(["x": 1])
@@ -135,7 +135,7 @@ import Testing
         #expect(try b.find(orderBy: "[x] DESC").map { $0["__rowid__"] } == [2, 1])
     }
 
-    @Test(arguments: BackendKind.allCases) func aDroppedCollectionLeavesNothingAndOthersAreUntouched(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func aDroppedCollectionLeavesNothingAndOthersAreUntouched(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let a = try temporary.store.collection("a"), b = try temporary.store.collection("b")
         try a.addIndex("[x]")

@@ -12,7 +12,7 @@ import LarderTestSupport
     static let indexDefinitions = ["[address.country]", "[last_name], [first_name]", "[tags]", "[age] DESC",
                                    "[address.city], [age] DESC"]
 
-    @Test(arguments: BackendKind.allCases) func explainNamesTheIndexAndRangesOrAFullScan(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func explainNamesTheIndexAndRangesOrAFullScan(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         try c.insertBatch(samplePeople(50))
@@ -49,7 +49,7 @@ import LarderTestSupport
         #expect(try c.explain(where: "[age] < ?", arguments: [nil]) == "index [age] DESC: range [age] < null (1 range)")
     }
 
-    @Test(arguments: [false, true], BackendKind.allCases) func resultsAreTheSameWithAndWithoutIndexes(encrypted: Bool, backend: BackendKind) throws {
+    @Test(arguments: [false, true], BackendKind.withEtcd) func resultsAreTheSameWithAndWithoutIndexes(encrypted: Bool, backend: BackendKind) throws {
         let temporary = try TemporaryStore(encrypted: encrypted, backend: backend)
         let plain = try temporary.store.collection("plain"), indexed = try temporary.store.collection("indexed")
         let documents = samplePeople(300) + [["last_name": "L1"], ["age": "old"], ["tags": []], ["age": 30.5, "tags": "red"]]
@@ -93,7 +93,7 @@ import LarderTestSupport
         #expect(try indexed.inconsistentIndexes().isEmpty)
     }
 
-    @Test(arguments: [false, true], BackendKind.allCases) func uniqueViolationsStoreNothingInEveryWritePath(encrypted: Bool, backend: BackendKind) throws {
+    @Test(arguments: [false, true], BackendKind.withEtcd) func uniqueViolationsStoreNothingInEveryWritePath(encrypted: Bool, backend: BackendKind) throws {
         let temporary = try TemporaryStore(encrypted: encrypted, backend: backend)
         let c = try temporary.store.collection("users")
         try c.addUniqueIndex("[email]")
@@ -121,7 +121,7 @@ import LarderTestSupport
         #expect(try c.inconsistentIndexes().isEmpty)
     }
 
-    @Test(arguments: [false, true], BackendKind.allCases) func updateBatchIsAllOrNothingAndSeesItsOwnEarlierChanges(encrypted: Bool, backend: BackendKind) throws {
+    @Test(arguments: [false, true], BackendKind.withEtcd) func updateBatchIsAllOrNothingAndSeesItsOwnEarlierChanges(encrypted: Bool, backend: BackendKind) throws {
         let temporary = try TemporaryStore(encrypted: encrypted, backend: backend)
         let c = try temporary.store.collection("users")
         try c.addUniqueIndex("[email]")
@@ -144,7 +144,7 @@ import LarderTestSupport
         #expect(try c.inconsistentIndexes().isEmpty)
     }
 
-    @Test(arguments: BackendKind.allCases) func addingAUniqueIndexToDataThatBreaksItBuildsNothing(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func addingAUniqueIndexToDataThatBreaksItBuildsNothing(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("users")
         try c.insertBatch([["email": "a"], ["email": "b"], ["email": "a"]])
@@ -165,7 +165,7 @@ import LarderTestSupport
         #expect(try d.inconsistentIndexes().isEmpty)
     }
 
-    @Test(arguments: BackendKind.allCases) func oneIndexPerListOfKeysPlainOrUnique(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func oneIndexPerListOfKeysPlainOrUnique(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("users")
         try c.insertBatch([["email": "a"], ["email": "b"], ["email": "a"]])
@@ -187,7 +187,7 @@ import LarderTestSupport
         #expect(try c.indexes.isEmpty)
     }
 
-    @Test(arguments: BackendKind.allCases) func uniqueArrayIndexesHoldEachElementOnce(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func uniqueArrayIndexesHoldEachElementOnce(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("tagged")
         try c.addUniqueIndex("[codes]")
@@ -199,7 +199,7 @@ import LarderTestSupport
         #expect(try c.inconsistentIndexes().isEmpty)
     }
 
-    @Test(arguments: BackendKind.allCases) func randomWritesKeepIndexesConsistent(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func randomWritesKeepIndexesConsistent(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("people")
         for definition in Self.indexDefinitions { try c.addIndex(definition) }

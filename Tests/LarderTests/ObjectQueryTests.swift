@@ -119,7 +119,7 @@ final class LookAlikeFields: StoredObject {
         return (store, kindOfBlue, other)
     }
 
-    @Test(arguments: BackendKind.allCases) func theIssuesQueriesReturnWhatTheyAskFor(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func theIssuesQueriesReturnWhatTheyAskFor(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let (store, kindOfBlue, _) = try makeStore(directory)
         let long = try store.objects(of: QuerySong.self, where: \.seconds > 300)
@@ -146,7 +146,7 @@ final class LookAlikeFields: StoredObject {
         #expect(one === (try store.object(of: QuerySong.self, rowID: one?.rowID ?? 0)))
     }
 
-    @Test(arguments: BackendKind.allCases) func everyOperatorAgreesBetweenIndexAndScan(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func everyOperatorAgreesBetweenIndexAndScan(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let (store, kindOfBlue, other) = try makeStore(directory)
         try store.close()
@@ -182,7 +182,7 @@ final class LookAlikeFields: StoredObject {
         try indexed.close()
     }
 
-    @Test(arguments: BackendKind.allCases) func ordersLimitsAndOffsetsThroughTheIndexMatchASort(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func ordersLimitsAndOffsetsThroughTheIndexMatchASort(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let (store, kindOfBlue, _) = try makeStore(directory)
         let all = try store.objects(of: QuerySong.self)
@@ -205,7 +205,7 @@ final class LookAlikeFields: StoredObject {
                                          "Freddie Freeloader", "All Blues", "So What"])
     }
 
-    @Test(arguments: BackendKind.allCases) func aUniqueViolationThrowsAndWritesNothing(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func aUniqueViolationThrowsAndWritesNothing(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let (store, _, _) = try makeStore(directory)
         let copy = QuerySong("Copy", seconds: 1, isrc: "USRC17607839")
@@ -237,7 +237,7 @@ final class LookAlikeFields: StoredObject {
         #expect(try reopened.verify().isHealthy)
     }
 
-    @Test(arguments: BackendKind.allCases) func queriesReadTheSavedState(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func queriesReadTheSavedState(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let (store, _, _) = try makeStore(directory)
         let solar = try #require(try store.firstObject(of: QuerySong.self, where: \.title == "Solar"))

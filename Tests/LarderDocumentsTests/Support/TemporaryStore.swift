@@ -1,8 +1,11 @@
 // A document store for one test: in a fresh temporary directory (removed when the test ends),
-// or, for a test run against both backends, in memory (a MemoryBackend that reopen reopens,
-// as a process reopening the directory would).
+// or, for a test run against several backends, in memory (a MemoryBackend that reopen reopens,
+// as a process reopening the directory would) or on the etcd test cluster (a prefix of its own,
+// which reopen opens again).
 
+import EtcdTestSupport
 import Larder
+import LarderEtcd
 import Foundation
 import LarderTestSupport
 @testable import LarderDocuments
@@ -13,22 +16,30 @@ final class TemporaryStore {
     private let configuration: Store.Configuration
     /// The store's tables, when it lives in memory.
     private let memory: MemoryBackend?
+    /// The store's key prefix, when it lives on the etcd test cluster.
+    private let etcdPrefix: String?
 
     /// A new store; `encrypted`, with a key (and few PBKDF2 iterations).
     init(encrypted: Bool = false, backend: BackendKind = .tokyoCabinet) throws {
         configuration = encrypted ? DocumentEncryptionTests.configuration("test key") : Store.Configuration()
         memory = backend == .memory ? MemoryBackend() : nil
-        store = try Self.open(path: path, memory: memory, configuration: configuration)
+        etcdPrefix = backend == .etcd ? "larder-documents-\(UUID().uuidString)" : nil
+        store = try Self.open(path: path, memory: memory, etcdPrefix: etcdPrefix, configuration: configuration)
     }
 
     /// Closes and opens the store again.
     func reopen() throws -> DocumentStore {
         try store.close()
-        store = try Self.open(path: path, memory: memory, configuration: configuration)
+        store = try Self.open(path: path, memory: memory, etcdPrefix: etcdPrefix, configuration: configuration)
         return store
     }
 
-    private static func open(path: String, memory: MemoryBackend?, configuration: Store.Configuration) throws -> DocumentStore {
+    private static func open(path: String, memory: MemoryBackend?, etcdPrefix: String?,
+                             configuration: Store.Configuration) throws -> DocumentStore {
+        if let etcdPrefix {
+            let backend = try EtcdBackend(endpoints: EtcdCluster.shared.get().endpoints, prefix: etcdPrefix)
+            return try DocumentStore(backend: backend, configuration: configuration)
+        }
         guard let memory else { return try DocumentStore(path: path, configuration: configuration) }
         return try DocumentStore(backend: memory.reopened(), configuration: configuration)
     }

@@ -1,8 +1,11 @@
 // Where a test's store lives: a directory under the system temporary directory (removed when
-// the test ends), or, for a test run against both backends, memory (a MemoryBackend that each
-// open reopens, as a process reopening the directory would).
+// the test ends), or, for a test run against several backends, memory (a MemoryBackend that each
+// open reopens, as a process reopening the directory would) or the etcd test cluster (a prefix
+// of its own, which each open opens again).
 
+import EtcdTestSupport
 import Foundation
+import LarderEtcd
 import LarderTestSupport
 @testable import Larder
 
@@ -10,10 +13,20 @@ final class TemporaryDirectory {
     let path: String
     /// The store's tables, when it lives in memory.
     private let memory: MemoryBackend?
+    /// The store's key prefix, when it lives on the etcd test cluster.
+    private let etcdPrefix: String?
 
     init(_ label: String = "store", backend: BackendKind = .tokyoCabinet) {
         path = NSTemporaryDirectory() + "larder-tests-\(label)-\(UUID().uuidString)"
         memory = backend == .memory ? MemoryBackend() : nil
+        etcdPrefix = backend == .etcd ? "larder-tests-\(label)-\(UUID().uuidString)" : nil
+    }
+
+    /// The backend of a store in memory or on etcd (nil: the directory).
+    private func backend() throws -> (any Backend)? {
+        if let memory { return memory.reopened() }
+        if let etcdPrefix { return try EtcdBackend(endpoints: EtcdCluster.shared.get().endpoints, prefix: etcdPrefix) }
+        return nil
     }
 
     deinit {
@@ -22,8 +35,8 @@ final class TemporaryDirectory {
 
     /// A store on this directory (or in its memory), opened with `configuration`.
     func store(configuration: Store.Configuration = .init()) throws -> Store {
-        guard let memory else { return try Store(path: path, configuration: configuration) }
-        return try Store(backend: memory.reopened(), configuration: configuration)
+        guard let backend = try backend() else { return try Store(path: path, configuration: configuration) }
+        return try Store(backend: backend, configuration: configuration)
     }
 
     /// A store on this directory (or in its memory) with the test model registered.
@@ -39,10 +52,10 @@ final class TemporaryDirectory {
     /// A pool on this directory (or in its memory) with `types` registered.
     func openPool(_ types: [StoredObject.Type], configuration: Store.Configuration = .init(durability: .noSync),
                   maximumReaderCount: Int = StorePool.defaultMaximumReaderCount) throws -> StorePool {
-        guard let memory else {
+        guard let backend = try backend() else {
             return try StorePool(path: path, configuration: configuration, classes: types, maximumReaderCount: maximumReaderCount)
         }
-        return try StorePool(backend: memory.reopened(), configuration: configuration, classes: types,
+        return try StorePool(backend: backend, configuration: configuration, classes: types,
                              maximumReaderCount: maximumReaderCount)
     }
 
