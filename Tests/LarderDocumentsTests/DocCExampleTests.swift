@@ -30,7 +30,7 @@ import Testing
         documents.map { $0["name"].stringValue ?? "?" }
     }
 
-    @Test(arguments: BackendKind.allCases) func theQueryLanguageOperationsAndValues(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func theQueryLanguageOperationsAndValues(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try queryArticlePeople(temporary)
         let adults = try people.find(where: "[age] >= ? AND [address.country] IN (?, ?)", arguments: [18, "UK", "US"],
@@ -65,7 +65,7 @@ import Testing
         #expect(try people.count(where: "NOT [age] = 36 OR [age] = 45 AND [name] = 'Nobody'") == 2)
     }
 
-    @Test(arguments: BackendKind.allCases) func theQueryLanguageOrderAndNulls(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func theQueryLanguageOrderAndNulls(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try queryArticlePeople(temporary)
         // One order across types.
@@ -92,7 +92,7 @@ import Testing
         #expect(names(try people.find(orderBy: "[age] DESC", limit: 2, offset: 1)) == ["Ada", "Byron"])
     }
 
-    @Test(arguments: BackendKind.allCases) func theQueryLanguageAliasesPreparedQueriesAndErrors(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func theQueryLanguageAliasesPreparedQueriesAndErrors(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try queryArticlePeople(temporary)
         try people.setAliases(["country": "[address.country]", "adult": "[age] >= 18",
@@ -143,7 +143,7 @@ import Testing
 
     // MARK: IndexesAndExplain.md
 
-    @Test(arguments: BackendKind.allCases) func theIndexesArticle(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func theIndexesArticle(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.insertBatch([
@@ -192,7 +192,7 @@ import Testing
         #expect(Set(try people.indexes.map(\.description)) == Set(before.map(\.description)))
     }
 
-    @Test(arguments: BackendKind.allCases) func theExplainLinesOfTheArticle(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func theExplainLinesOfTheArticle(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")
         try people.insertBatch([
@@ -238,7 +238,7 @@ import Testing
 
     // MARK: ConcurrencyAndAsync.md
 
-    @Test(arguments: BackendKind.allCases) func theConcurrencyArticle(_ backend: BackendKind) async throws {
+    @Test(arguments: BackendKind.withEtcd) func theConcurrencyArticle(_ backend: BackendKind) async throws {
         let temporary = try TemporaryStore(backend: backend)
         let store = temporary.store
         let users = try store.collection("users"), logs = try store.collection("logs")
@@ -341,7 +341,7 @@ import Testing
         var nothing: Int?
     }
 
-    @Test(arguments: BackendKind.allCases) func theCodableArticle(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func theCodableArticle(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let store = temporary.store
         let users = try store.collection("users")
@@ -416,7 +416,7 @@ import Testing
         #expect(throws: DecodingError.self) { try users.findOne(where: "[name] = 'Grace'", as: [String: [String]].self) }
     }
 
-    @Test(arguments: BackendKind.allCases) func theCodableArticlesAsyncForms(_ backend: BackendKind) async throws {
+    @Test(arguments: BackendKind.withEtcd) func theCodableArticlesAsyncForms(_ backend: BackendKind) async throws {
         let temporary = try TemporaryStore(backend: backend)
         let users = try temporary.store.collection("users")
         let id = try await users.insert(User(name: "Ada", age: 36, tags: ["math"]))

@@ -46,7 +46,7 @@ import Testing
         #expect(try people.prepare(where: "[address.country] = 'FR'").find().count == 20)
     }
 
-    @Test(arguments: BackendKind.allCases) func textErrorsComeWhenPreparingArgumentErrorsWhenRunning(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func textErrorsComeWhenPreparingArgumentErrorsWhenRunning(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try people(temporary, indexed: true)
         #expect(throws: QueryError(query: "[age] >> ?", position: 7, message: "expected a value after '>'")) {
@@ -74,7 +74,7 @@ import Testing
         #expect(try people.count() == 60)
     }
 
-    @Test(arguments: BackendKind.allCases) func aliasesAndIndexesChangedAfterPreparingAreUsed(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func aliasesAndIndexesChangedAfterPreparingAreUsed(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let people = try people(temporary, indexed: false)
         try people.setAliases(["place": "[address.country]"])
@@ -89,7 +89,7 @@ import Testing
         #expect(try query.explain(arguments: ["C1"]).hasPrefix("index [address.city]"))
     }
 
-    @Test(arguments: BackendKind.allCases) func asyncFormsRunOnTheCollectionsQueue(_ backend: BackendKind) async throws {
+    @Test(arguments: BackendKind.withEtcd) func asyncFormsRunOnTheCollectionsQueue(_ backend: BackendKind) async throws {
         struct Person: Codable, Equatable { var first_name: String; var age: Int }
         let temporary = try TemporaryStore(backend: backend)
         let people = try temporary.store.collection("people")

@@ -18,7 +18,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.003)
     }
 
-    @Test(arguments: BackendKind.allCases) func versionsComeOldestFirstWithTheFeedsSequenceNumbers(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func versionsComeOldestFirstWithTheFeedsSequenceNumbers(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("history-order", backend: backend)
         let store = try directory.openStore(model)
         let song = Song(title: "So What", seconds: 545)
@@ -59,7 +59,7 @@ import Testing
         #expect(report.isHealthy && report.historyVersionCount == 4)
     }
 
-    @Test(arguments: BackendKind.allCases) func objectAsOfADateIsItsLatestVersionSavedAtOrBeforeIt(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func objectAsOfADateIsItsLatestVersionSavedAtOrBeforeIt(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("history-asof", backend: backend)
         let store = try directory.openStore(model)
         let before = Date()
@@ -87,7 +87,7 @@ import Testing
         #expect(try store.object(of: Note.self, rowID: 999, asOf: Date()) == nil)
     }
 
-    @Test(arguments: BackendKind.allCases) func pruningKeepsWhatLaterDatesNeed(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func pruningKeepsWhatLaterDatesNeed(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("history-prune", backend: backend)
         let store = try directory.openStore(model)
         let kept = Note("a1")
@@ -120,7 +120,7 @@ import Testing
         #expect(try reopened.verify().isHealthy)
     }
 
-    @Test(arguments: BackendKind.allCases) func aFailedSaveLeavesNoVersion(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func aFailedSaveLeavesNoVersion(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("history-failed", backend: backend)
         let store = try directory.openStore(model)
         let first = Ticket(code: 1)
@@ -142,7 +142,7 @@ import Testing
         #expect(try store.history(of: third).map(\.sequence) == [1])
     }
 
-    @Test(arguments: BackendKind.allCases) func oldVersionsDecodeWithTheirVersionOfData(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func oldVersionsDecodeWithTheirVersionOfData(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("history-versions", backend: backend)
         let rowID: RowID
         do {
@@ -166,7 +166,7 @@ import Testing
         #expect(try store.verify().isHealthy)
     }
 
-    @Test(arguments: BackendKind.allCases) func classesWithoutHistoryWriteNone(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func classesWithoutHistoryWriteNone(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("history-none", backend: backend)
         let store = try directory.openStore(model)
         let song = Song(title: "plain", seconds: 1)

@@ -6,7 +6,7 @@ import Testing
 @testable import Larder
 
 @Suite struct NamedBufferTests {
-    @Test(arguments: BackendKind.allCases) func namedBuffersAreWrittenAtOnceAndSurviveReopening(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func namedBuffersAreWrittenAtOnceAndSurviveReopening(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
@@ -36,7 +36,7 @@ import Testing
         #expect(throws: StoreError.invalidBufferName("")) { try store.setDataBuffer(DataBuffer(), forName: "") }
     }
 
-    @Test(arguments: BackendKind.allCases) func replacingANamedBufferKeepsTheLatest(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func replacingANamedBufferKeepsTheLatest(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore([])
         for value in UInt64(1) ... 5 {

@@ -6,7 +6,7 @@ import Testing
 @testable import Larder
 
 @Suite struct RelationshipTests {
-    @Test(arguments: BackendKind.allCases) func orderedRelationshipsSurviveReopeningInOrder(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func orderedRelationshipsSurviveReopeningInOrder(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
@@ -27,7 +27,7 @@ import Testing
         #expect(first.hasContent)
     }
 
-    @Test(arguments: BackendKind.allCases) func referencesAreFaultsUntilTouched(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func referencesAreFaultsUntilTouched(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
@@ -44,7 +44,7 @@ import Testing
         #expect(playlist.songs[4].hasContent)
     }
 
-    @Test(arguments: BackendKind.allCases) func aSongInTwoPlaylistsIsOneObject(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func aSongInTwoPlaylistsIsOneObject(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore()
@@ -70,7 +70,7 @@ import Testing
         #expect(try store.allObjects(of: Song.self).contains { $0 === b.songs[1] })
     }
 
-    @Test(arguments: BackendKind.allCases) func newObjectsReachableFromASavedObjectAreInsertedByTheSave(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func newObjectsReachableFromASavedObjectAreInsertedByTheSave(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         let playlist = Playlist()
@@ -87,7 +87,7 @@ import Testing
         #expect(try reopened.object(of: Playlist.self, rowID: 1)?.songs.map(\.title) == ["Reached"])
     }
 
-    @Test(arguments: BackendKind.allCases) func referencesOfAnyClassResolveToTheRightClass(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func referencesOfAnyClassResolveToTheRightClass(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let types: [StoredObject.Type] = [Song.self, Playlist.self, Bookmark.self]
         do {
@@ -117,7 +117,7 @@ import Testing
         #expect(empty.extras.isEmpty)
     }
 
-    @Test(arguments: BackendKind.allCases) func readingAReferenceToAnUnregisteredClassIsAClearError(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func readingAReferenceToAnUnregisteredClassIsAClearError(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore([Song.self, Bookmark.self])
@@ -147,7 +147,7 @@ import Testing
         #expect(first.hasUnsavedChanges)
     }
 
-    @Test(arguments: BackendKind.allCases) func dissolvingRelationshipsEmptiesThemWithoutMarkingChanges(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func dissolvingRelationshipsEmptiesThemWithoutMarkingChanges(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()
         let (_, playlists) = try insertLibrary(into: store, songs: 20, perPlaylist: 10)

@@ -76,7 +76,7 @@ extension Store {
 }
 
 @Suite struct TextSearchTests {
-    @Test(arguments: BackendKind.allCases) func eachOperatorAndTermForm(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func eachOperatorAndTermForm(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("fts", backend: backend)
         let store = try makeIndexedStore(directory)
         #expect(try store.titleMatches("blue") == [1, 2, 5, 7, 9])          // substring
@@ -110,7 +110,7 @@ extension Store {
         try store.close()
     }
 
-    @Test(arguments: BackendKind.allCases) func malformedQueriesThrowWithTheirPosition(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func malformedQueriesThrowWithTheirPosition(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("fts", backend: backend)
         let store = try makeIndexedStore(directory, titles: ["a"])
         let cases: [(String, Int)] = [
@@ -130,7 +130,7 @@ extension Store {
         try store.close()
     }
 
-    @Test(arguments: BackendKind.allCases) func unicodeCaseFoldingAndNormalization(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func unicodeCaseFoldingAndNormalization(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("fts", backend: backend)
         let store = try makeIndexedStore(directory, titles: [
             "CAFÉ DEL MAR", "Un cafe\u{301} noir", "Cafe Society", "Straße der Lieder", "ΣΟΦΊΑ", "東京 Tokyo",
@@ -146,7 +146,7 @@ extension Store {
         try store.close()
     }
 
-    @Test(arguments: BackendKind.allCases) func updatesDeletesAndReopenAreReflected(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func updatesDeletesAndReopenAreReflected(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("fts", backend: backend)
         do {
             let store = try makeIndexedStore(directory)
@@ -184,7 +184,7 @@ extension Store {
     }
 
     // Serialized: both cases switch `LateIndexedNote.indexesBody`, which the whole process shares.
-    @Test(.serialized, arguments: BackendKind.allCases) func rebuildIndexesObjectsSavedBeforeTheirClassDeclaredText(_ backend: BackendKind) throws {
+    @Test(.serialized, arguments: BackendKind.withEtcd) func rebuildIndexesObjectsSavedBeforeTheirClassDeclaredText(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("fts", backend: backend)
         LateIndexedNote.indexesBody = false
         do {
@@ -237,7 +237,7 @@ extension Store {
         try store.close()
     }
 
-    @Test(arguments: BackendKind.allCases) func verifyFindsAnIndexThatDisagreesWithItsObjects(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func verifyFindsAnIndexThatDisagreesWithItsObjects(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory("fts", backend: backend)
         let store = try makeIndexedStore(directory)
         #expect(try store.verify().isHealthy)

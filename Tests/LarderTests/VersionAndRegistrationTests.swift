@@ -6,7 +6,7 @@ import Testing
 @testable import Larder
 
 @Suite struct VersionAndRegistrationTests {
-    @Test(arguments: BackendKind.allCases) func oldRecordsKeepTheirVersionUntilSavedAgain(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func oldRecordsKeepTheirVersionUntilSavedAgain(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore([TrackV1.self])
@@ -39,7 +39,7 @@ import Testing
         #expect(tracks.map(\.title) == ["one", "two", "three", "four"])
     }
 
-    @Test(arguments: BackendKind.allCases) func registrationOrderDoesNotMatterAcrossSessions(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func registrationOrderDoesNotMatterAcrossSessions(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         do {
             let store = try directory.openStore([Song.self, Playlist.self, Bookmark.self])
@@ -61,7 +61,7 @@ import Testing
         #expect(song.rowID == 2)
     }
 
-    @Test(arguments: BackendKind.allCases) func registeringTwiceIsHarmlessAndNamesMustBeUnique(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func registeringTwiceIsHarmlessAndNamesMustBeUnique(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore([TrackV1.self])
         try store.register(TrackV1.self)
@@ -70,7 +70,7 @@ import Testing
         }
     }
 
-    @Test(arguments: BackendKind.allCases) func invalidStorageNamesAreRefused(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func invalidStorageNamesAreRefused(_ backend: BackendKind) throws {
         final class Slashed: StoredObject { override class var storageName: String { "a/b" } }
         final class Reserved: StoredObject { override class var storageName: String { "_store" } }
         final class Empty: StoredObject { override class var storageName: String { "" } }
@@ -92,7 +92,7 @@ import Testing
         #expect(files.contains("_store.tch"))
     }
 
-    @Test(arguments: BackendKind.allCases) func fetchingAnUnregisteredClassIsAClearError(_ backend: BackendKind) throws {
+    @Test(arguments: BackendKind.withEtcd) func fetchingAnUnregisteredClassIsAClearError(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore([Song.self])
         #expect(throws: StoreError.classNotRegistered("Playlist")) { try store.allObjects(of: Playlist.self) }
