@@ -2,7 +2,8 @@
 // the documents suites alike (each suite's Support makes its store for a kind). Every
 // parameterized suite runs on `allCases` (files and memory); the suites chosen to prove the etcd
 // backend (store basics, deletes, object queries and indexes, documents, their indexes and
-// queries) run on `withEtcd`, which adds the 3-node test cluster (EtcdTestSupport).
+// queries; relationships, change feeds, history, text search, named buffers, the DocC examples)
+// run on `withEtcd`, which adds the 3-node test cluster (EtcdTestSupport).
 
 /// A backend a parameterized test runs against.
 ///
