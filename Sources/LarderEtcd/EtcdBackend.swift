@@ -16,8 +16,9 @@ import Larder
 ///
 /// Every save is all or nothing for every reader, whatever its size. Reads see the cluster as it
 /// was at the backend's revision: the one it opened at, moved on by its own saves and by
-/// ``refresh()``. One client writes a prefix at a time in this version: saves by two clients on
-/// the same prefix are not checked for conflicts.
+/// ``refresh()``. Several clients may share a prefix, optimistically: a save fails with
+/// ``EtcdError/conflict(revision:)``, changing nothing, when another client saved to the prefix
+/// since the backend's revision (open the store again and retry).
 public final class EtcdBackend: Backend, @unchecked Sendable {
     // @unchecked: like every Backend, used by one thread at a time (Store), or behind a lock
     // (the document store's SharedBackend).
@@ -229,19 +230,23 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         if transactions.count == 1 {
             try applyInOneTransaction(writes)
         } else {
-            let newRevision = try stagedCommit.commit(writes, stoppingAt: interruption)
+            let newRevision = try stagedCommit.commit(writes, readRevision: revision, stoppingAt: interruption)
             pin(newRevision, keepingCache: false)
         }
     }
 
     /// One transaction, on condition that no staged commit is published (one published is
-    /// finished first, then this one tried again).
+    /// finished first, then this one tried again) and that no other client saved since the
+    /// backend's revision (else a conflict).
     private func applyInOneTransaction(_ writes: [EtcdWrite]) throws {
         let commits = layout.commitRoot
+        var operations = writes.map(\.operation)
+        operations.append(.put([], forKey: layout.saveKey))
         for _ in 0 ..< 3 {
             let applied = try client.transaction(
-                comparing: [.noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits))],
-                success: writes.map(\.operation))
+                comparing: [.noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits)),
+                            .unchangedSince(revision, key: layout.saveKey)],
+                success: operations)
             if applied.succeeded {
                 // Nobody else wrote between the pinned revision and this one: the cached values
                 // stay true, with this batch's.
@@ -251,6 +256,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
                 return
             }
             try stagedCommit.finishPublishedCommits()
+            if try stagedCommit.lastSaveRevision() > revision { throw EtcdError.conflict(revision: revision) }
         }
         throw EtcdError.refused(code: 9, message: "a staged commit of another client stayed published through three tries")
     }

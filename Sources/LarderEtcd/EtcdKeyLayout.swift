@@ -3,6 +3,7 @@
 //   <prefix>/t/<table>/<key>   a record of a table (its key's raw bytes after the slash)
 //   <prefix>/s/<id>/<n>        chunk n (8 hex digits) of staged commit <id>: nobody reads these
 //   <prefix>/c/<id>            the record that publishes staged commit <id>
+//   <prefix>/v                 rewritten by every save: its revision is the store's last save's
 //
 // The table name is escaped ('%' and '/' as %25 and %2F), so it holds no slash and the slash after
 // it ends it: no table's keys can begin with another table's prefix ("a" + "b/x" and "a/b" +
@@ -84,6 +85,10 @@ public struct EtcdKeyLayout: Sendable {
 
     /// The key of the record that publishes staged commit `id`.
     func commitKey(_ id: String) -> [UInt8] { commitRoot + Array(id.utf8) }
+
+    /// The key every save rewrites, whose revision tells a client whether another saved since
+    /// it read.
+    var saveKey: [UInt8] { root + [0x76] }   // v
 
     /// The staged commit id of a key under ``commitRoot`` or ``stagingRoot``, or nil.
     func commitID(of key: [UInt8]) -> String? {

@@ -43,6 +43,11 @@ struct TransactionComparison: Encodable {
                               result: "EQUAL", version: "0")
     }
 
+    /// Holds when `key` was last changed at or before `revision` (or does not exist).
+    static func unchangedSince(_ revision: Int64, key: [UInt8]) -> TransactionComparison {
+        TransactionComparison(key: Base64.encode(key), target: "MOD", result: "LESS", modRevision: String(revision + 1))
+    }
+
     /// Holds when `key` exists.
     static func exists(_ key: [UInt8]) -> TransactionComparison {
         TransactionComparison(key: Base64.encode(key), target: "CREATE", result: "GREATER", createRevision: "0")

@@ -3,9 +3,10 @@
 //
 // 1. Stage: the batch's writes, encoded in chunks (EtcdStagedChunk), are put under
 //    <prefix>/s/<id>/, where no reader looks. A client killed here leaves garbage only.
-// 2. Publish: one small transaction puts the commit record <prefix>/c/<id>, if chunk 0 is still
-//    there (no clean-up removed the staging) and no other commit is published. From this
-//    revision on the batch is committed.
+// 2. Publish: one small transaction puts the commit record <prefix>/c/<id> and rewrites the save
+//    key <prefix>/v, if chunk 0 is still there (no clean-up removed the staging), no other
+//    commit is published, and no other client saved since the revision this client reads at
+//    (the save key unchanged since). From this revision on the batch is committed.
 // 3. Roll forward: the writes go into the tables in transactions that each fit the limits, each
 //    on condition that the commit record still exists (so a finisher that lost a race to another
 //    never writes after the commit is done).
@@ -40,15 +41,18 @@ struct EtcdStagedCommit {
     let layout: EtcdKeyLayout
     let limits: EtcdLimits
 
-    /// Applies `writes` as a staged commit and returns the revision after it is finished.
-    func commit(_ writes: [EtcdWrite], stoppingAt interruption: StagedCommitInterruption?) throws -> Int64 {
+    /// Applies `writes` as a staged commit, unless another client saved after `readRevision`
+    /// (``EtcdError/conflict(revision:)``), and returns the revision after it is finished.
+    func commit(_ writes: [EtcdWrite], readRevision: Int64,
+                stoppingAt interruption: StagedCommitInterruption?) throws -> Int64 {
         let id = Self.newID()
         let chunks = EtcdStagedChunk.chunks(of: writes, capacity: limits.usableBytes - 256)
         for (index, chunk) in chunks.enumerated() {
             _ = try client.transaction(comparing: [], success: [.put(chunk, forKey: layout.chunkKey(id, index: index))])
         }
         if interruption == .afterStaging { throw StagedCommitInterrupted(id: id) }
-        try publish(id, record: EtcdStagedChunk.commitRecord(chunkCount: chunks.count, writeCount: writes.count))
+        try publish(id, record: EtcdStagedChunk.commitRecord(chunkCount: chunks.count, writeCount: writes.count),
+                    readRevision: readRevision)
         if interruption == .afterPublishing { throw StagedCommitInterrupted(id: id) }
         var stop: Int?
         if case .afterRollingForward(let count)? = interruption { stop = count }
@@ -61,21 +65,36 @@ struct EtcdStagedCommit {
         }
     }
 
-    private func publish(_ id: String, record: [UInt8]) throws {
+    private func publish(_ id: String, record: [UInt8], readRevision: Int64) throws {
         let commits = layout.commitRoot
+        let staging = layout.stagingPrefix(id)
+        func removeStaging() {
+            _ = try? client.transaction(comparing: [], success: [.delete(staging, through: EtcdKeyLayout.end(ofPrefix: staging))])
+        }
         for _ in 0 ..< 3 {
             let published = try client.transaction(
                 comparing: [.exists(layout.chunkKey(id, index: 0)),
-                            .noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits))],
-                success: [.put(record, forKey: layout.commitKey(id))])
+                            .noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits)),
+                            .unchangedSince(readRevision, key: layout.saveKey)],
+                success: [.put(record, forKey: layout.commitKey(id)), .put([], forKey: layout.saveKey)])
             if published.succeeded { return }
-            // Another commit is published (finish it first, then try again), or a clean-up
-            // removed this one's staging.
-            if try finishPublishedCommits() == 0 { break }
+            // Another commit is published (finish it first), another client saved (a conflict),
+            // or a clean-up removed this one's staging.
+            let finished = try finishPublishedCommits()
+            if try lastSaveRevision() > readRevision {
+                removeStaging()
+                throw EtcdError.conflict(revision: readRevision)
+            }
+            if finished == 0 { break }
         }
-        let staging = layout.stagingPrefix(id)
-        _ = try? client.transaction(comparing: [], success: [.delete(staging, through: EtcdKeyLayout.end(ofPrefix: staging))])
+        removeStaging()
         throw EtcdError.stagedCommitLost(id: id)
+    }
+
+    /// The revision of the store's last save (0 before the first).
+    func lastSaveRevision() throws -> Int64 {
+        try client.range(from: layout.saveKey, before: nil, revision: nil, keysOnly: true)
+            .records.first { $0.key == layout.saveKey }?.modRevision ?? 0
     }
 
     /// Copies `writes` into the tables while commit `id` is published, then removes its record and

@@ -107,7 +107,6 @@ import Testing
         first.put([1], forKey: [1], in: "t")
         first.put([2], forKey: [2], in: "t")
         try backend.apply(first)
-        let before = backend.revision
         var batch = WriteBatch()
         batch.put([9], forKey: [1], in: "t")
         batch.removeValue(forKey: [2], in: "t")
@@ -115,7 +114,12 @@ import Testing
         batch.removeValue(forKey: [3], in: "t")
         batch.put([4], forKey: [4], in: "u")
         try backend.apply(batch)
-        #expect(backend.revision == before + 1)   // one transaction: one revision
+        // One transaction: every key it wrote changed at the one revision the backend now reads at.
+        let layout = backend.layout
+        let written = try EtcdTestStore.client().range(from: layout.tablePrefix("t"),
+                                                       before: EtcdKeyLayout.end(ofPrefix: layout.tablePrefix("u")),
+                                                       revision: nil).records
+        #expect(written.map(\.modRevision) == [backend.revision, backend.revision])
         let other = try EtcdTestStore.backend(prefix: prefix)
         #expect(try other.withValue(forKey: [1], in: "t") { $0.map(Array.init) } == [9])
         #expect(try other.withValue(forKey: [2], in: "t") { $0 == nil })

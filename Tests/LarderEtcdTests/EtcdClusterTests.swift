@@ -1,11 +1,13 @@
 // The test cluster itself: three members on distinct loopback ports picked at run time, each
-// healthy, and each answering etcd's gateway.
+// healthy, and each answering etcd's gateway. (In EtcdMemberTests: a member killed by a fault
+// test would not be healthy.)
 
 import EtcdTestSupport
 import Foundation
 import Testing
 @testable import LarderEtcd
 
+extension EtcdMemberTests {
 @Suite struct EtcdClusterTests {
     @Test func threeHealthyMembersOnDistinctLoopbackPorts() throws {
         let cluster = try EtcdTestStore.cluster()
@@ -35,4 +37,5 @@ import Testing
         #expect(!cluster.isHealthy(member: 0))
         #expect(shared.isHealthy(member: 0))
     }
+}
 }

@@ -1,8 +1,8 @@
 // Faults against the real cluster: a member killed with SIGKILL in the middle of a stream of
 // saves (the two others keep a quorum: saves and reads go on, nothing acknowledged is lost, the
 // member catches up when restarted), and endpoints that are wrong or unreachable, each a typed
-// error. Serialized: one member down at a time keeps the shared cluster's quorum for the suites
-// running beside it.
+// error. Serialized with the cluster's own tests (EtcdMemberTests): one member down at a time
+// keeps the shared cluster's quorum for the suites running beside it.
 
 import EtcdTestSupport
 import Foundation
@@ -11,7 +11,12 @@ import LarderDocuments
 import Testing
 @testable import LarderEtcd
 
-@Suite(.serialized) struct EtcdFaultTests {
+/// The suites that look at or kill the shared cluster's members, one test at a time: one member
+/// down at a time keeps the quorum, and a health check never meets a member a fault test killed.
+@Suite(.serialized) enum EtcdMemberTests {}
+
+extension EtcdMemberTests {
+@Suite struct EtcdFaultTests {
     @Test(arguments: [0, 1])
     func savesAndReadsGoOnWhileAMemberIsKilled(member: Int) throws {
         let cluster = try EtcdTestStore.cluster()
@@ -81,4 +86,5 @@ import Testing
         #expect(throws: EtcdError.invalidEndpoint("(no endpoint)")) { try EtcdBackend(endpoints: [], prefix: "p") }
         #expect(throws: EtcdError.invalidPrefix("")) { try EtcdBackend(endpoints: ["http://127.0.0.1:1"], prefix: "") }
     }
+}
 }
