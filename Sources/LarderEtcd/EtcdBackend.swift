@@ -68,7 +68,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
                                 retryInterval: failoverTime)
         stagedCommit = EtcdStagedCommit(client: client, layout: layout, limits: limits)
         cacheLimit = cacheBytes
-        pageSize = 256
+        pageSize = 512
         try refresh(removingUnpublishedStaging: true)
     }
 
@@ -161,15 +161,43 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         try scan(table, from: start, through: end, reverse: reverse, body)
     }
 
-    /// Reads the table's keys from `start` through `end` a page at a time.
+    /// Calls `body` with the records of the ordered `table` from the one holding `start` (the
+    /// last at or before it, or the first) through `end`: one reverse read of one key finds it.
+    ///
+    /// ```swift
+    /// try backend.forEachRecord(in: "people.0.idx", holding: [0x10, 0x41], through: nil) { _, _ in true }
+    /// ```
+    public func forEachRecord(in table: String, holding start: [UInt8], through end: [UInt8]?,
+                              _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try checkOpen()
+        guard orderedTables.contains(table) else { throw BackendError.unorderedTable(table) }
+        let prefix = layout.tablePrefix(table)
+        let holder = try client.range(from: prefix, before: prefix + start + [0], revision: revision, limit: 1,
+                                      descending: true).records.first
+        var first: [UInt8]?
+        if let holder {
+            guard let key = layout.tableKey(holder.key, in: table) else {
+                throw EtcdError.malformedReply(endpoint: client.endpoints.joined(separator: ","),
+                                               reason: "a range read answered a key outside the range")
+            }
+            first = Array(key)
+        }
+        try scan(table, from: first, through: end, reverse: false, body)
+    }
+
+    /// Reads the table's keys from `start` through `end` a page at a time: 8 keys first (a read
+    /// that stops early, as an index lookup does, fetches little), each page twice the last, up
+    /// to ``pageSize``.
     private func scan(_ table: String, from start: [UInt8]?, through end: [UInt8]?, reverse: Bool,
                       _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
         let prefix = layout.tablePrefix(table)
         var lower = prefix + (start ?? [])
         var upper = end.map { prefix + $0 + [0] } ?? EtcdKeyLayout.end(ofPrefix: prefix)
         guard ByteOrder.less(lower, upper) else { return }
+        var limit = 8
         while true {
-            let page = try client.range(from: lower, before: upper, revision: revision, limit: pageSize, descending: reverse)
+            let page = try client.range(from: lower, before: upper, revision: revision, limit: limit, descending: reverse)
+            limit = min(limit * 2, pageSize)
             for record in page.records {
                 guard let key = layout.tableKey(record.key, in: table),
                       !ByteOrder.less(record.key, lower), ByteOrder.less(record.key, upper) else {

@@ -165,13 +165,26 @@ final class EtcdClient {
         let start = Date()
         var lastFailure = "no endpoint tried"
         while true {
+            // An endpoint that answers something that is not etcd's is skipped for this request;
+            // when no endpoint gave a reply, that answer is the error (it will not improve).
+            var malformed: EtcdError?
             for step in 0 ..< endpoints.count {
                 let index = (preferred + step) % endpoints.count
                 switch exchange(endpoints[index] + path, bytes) {
                 case let .answered(status, reply):
+                    let failure: ErrorReply
+                    do {
+                        if status == 200 {
+                            let decoded = try decode(reply, as: Reply.self, from: endpoints[index])
+                            preferred = index
+                            return decoded
+                        }
+                        failure = try decode(reply, as: ErrorReply.self, from: endpoints[index])
+                    } catch let error as EtcdError {
+                        malformed = error
+                        continue
+                    }
                     preferred = index
-                    if status == 200 { return try decode(reply, as: Reply.self, from: endpoints[index]) }
-                    let failure = try decode(reply, as: ErrorReply.self, from: endpoints[index])
                     let message = failure.message ?? failure.error ?? "HTTP status \(status)"
                     if let code = failure.code, !Self.isRetryable(code: code, status: status) {
                         if message.contains("required revision has been compacted") {
@@ -184,6 +197,7 @@ final class EtcdClient {
                     lastFailure = "\(endpoints[index]): \(reason)"
                 }
             }
+            if let malformed { throw malformed }
             if Date().timeIntervalSince(start) > retryInterval {
                 throw EtcdError.unreachable(endpoints: endpoints, reason: lastFailure)
             }

@@ -66,11 +66,11 @@ extension EtcdMemberTests {
         }
     }
 
-    @Test func aDeadEndpointBeforeALiveOneIsSkipped() throws {
+    @Test func deadAndNonEtcdEndpointsBeforeALiveOneAreSkipped() throws {
         let cluster = try EtcdTestStore.cluster()
         let dead = "http://127.0.0.1:\(try EtcdCluster.unusedLoopbackPort())"
         let prefix = EtcdTestStore.freshPrefix("skip")
-        let backend = try EtcdBackend(endpoints: [dead, cluster.endpoints[2]], prefix: prefix)
+        let backend = try EtcdBackend(endpoints: [dead, cluster.peerEndpoints[0], cluster.endpoints[2]], prefix: prefix)
         var batch = WriteBatch()
         batch.put([1], forKey: [1], in: "t")
         try backend.apply(batch)
