@@ -197,14 +197,20 @@ public final class EtcdCluster: @unchecked Sendable {
     /// A shell that waits for this process to end, then kills the members whose process ids
     /// are in the directory and removes it: the cleanup of a test process that crashed.
     private static func startWatchdog(for directory: String) throws -> Process {
+        // A killed test process stays a zombie until `swift test` reaps it, and kill -0 still
+        // finds a zombie: its state in /proc tells. The shell holds none of the test process's
+        // pipes, or `swift test` would wait for them to close before reaping it.
         let script = """
-            while kill -0 "$1" 2>/dev/null; do sleep 1; done
+            while kill -0 "$1" 2>/dev/null && ! grep -q '^State:[[:space:]]*Z' /proc/"$1"/status 2>/dev/null; do sleep 1; done
             for f in "$2"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
             rm -rf "$2"
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script, "watchdog", String(getpid()), directory]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         do {
             try process.run()
         } catch {
@@ -228,6 +234,7 @@ public final class EtcdCluster: @unchecked Sendable {
             "--logger", "zap", "--log-level", "warn",
             "--log-outputs", "\(directory)/\(member.name).log",
         ]
+        process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do {
