@@ -24,15 +24,33 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     // (the document store's SharedBackend).
 
     /// The cluster's endpoints, as given.
+    ///
+    /// ```swift
+    /// print(backend.endpoints)   // ["http://127.0.0.1:2379"]
+    /// ```
     public let endpoints: [String]
     /// Where the store's keys live.
+    ///
+    /// ```swift
+    /// let songKeys = backend.layout.tablePrefix("Song")
+    /// ```
     public let layout: EtcdKeyLayout
     /// The largest transaction the cluster accepts.
+    ///
+    /// ```swift
+    /// print(backend.limits.maximumOperations)
+    /// ```
     public let limits: EtcdLimits
 
     private let client: EtcdClient
     private let stagedCommit: EtcdStagedCommit
-    /// The revision every read is made at.
+    /// The revision every read is made at: the cluster's when the backend opened, moved on by
+    /// its own saves and ``refresh()``.
+    ///
+    /// ```swift
+    /// let before = backend.revision
+    /// try backend.refresh()   // backend.revision >= before
+    /// ```
     public private(set) var revision: Int64 = 0
     /// Values read (nil: absent) at `revision`, by full etcd key.
     private var cache: [[UInt8]: [UInt8]?] = [:]

@@ -45,6 +45,10 @@ public enum EtcdError: Error, Equatable, Sendable {
 
 extension EtcdError: CustomStringConvertible {
     /// A sentence naming what went wrong.
+    ///
+    /// ```swift
+    /// print(EtcdError.conflict(revision: 42))
+    /// ```
     public var description: String {
         switch self {
         case let .invalidEndpoint(endpoint): return "'\(endpoint)' is not an http://host:port etcd endpoint"

@@ -18,16 +18,28 @@
 /// ```
 public struct EtcdKeyLayout: Sendable {
     /// `<prefix>/`, the bytes every key of the store begins with.
+    ///
+    /// ```swift
+    /// try EtcdKeyLayout(prefix: "music").root   // Array("music/".utf8)
+    /// ```
     public let root: [UInt8]
 
     /// The layout of the store under `prefix`, which must not be empty. Two stores' prefixes must
     /// not be such that one's `<prefix>/` begins the other's.
+    ///
+    /// ```swift
+    /// let layout = try EtcdKeyLayout(prefix: "music")
+    /// ```
     public init(prefix: String) throws {
         guard !prefix.isEmpty, !prefix.utf8.contains(0) else { throw EtcdError.invalidPrefix(prefix) }
         root = Array(prefix.utf8) + [0x2F]
     }
 
     /// The etcd key of `key` in `table`.
+    ///
+    /// ```swift
+    /// layout.key([0, 1], in: "Song")   // "music/t/Song/" + [0, 1]
+    /// ```
     public func key(_ key: [UInt8], in table: String) -> [UInt8] {
         tablePrefix(table) + key
     }
@@ -39,7 +51,11 @@ public struct EtcdKeyLayout: Sendable {
         return fullKey[prefix.count...]
     }
 
-    /// Every key of `table` begins with these bytes.
+    /// Every key of `table` begins with these bytes (the name escaped: `%` as `%25`, `/` as `%2F`).
+    ///
+    /// ```swift
+    /// layout.tablePrefix("a/b")   // Array("music/t/a%2Fb/".utf8)
+    /// ```
     public func tablePrefix(_ table: String) -> [UInt8] {
         var bytes = root
         bytes.append(0x74)   // t

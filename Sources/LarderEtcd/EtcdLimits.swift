@@ -11,14 +11,30 @@
 /// ```
 public struct EtcdLimits: Sendable, Equatable {
     /// Operations in one transaction (etcd's `--max-txn-ops`).
+    ///
+    /// ```swift
+    /// EtcdLimits.etcdDefaults.maximumOperations   // 128
+    /// ```
     public var maximumOperations: Int
     /// Bytes of one request (etcd's `--max-request-bytes`).
+    ///
+    /// ```swift
+    /// EtcdLimits.etcdDefaults.maximumRequestBytes   // 1_572_864
+    /// ```
     public var maximumRequestBytes: Int
 
     /// etcd 3.4's defaults: 128 operations, 1.5 MiB.
+    ///
+    /// ```swift
+    /// let backend = try EtcdBackend(endpoints: endpoints, prefix: "music", limits: .etcdDefaults)
+    /// ```
     public static let etcdDefaults = EtcdLimits(maximumOperations: 128, maximumRequestBytes: 1_572_864)
 
     /// Limits of `maximumOperations` operations and `maximumRequestBytes` bytes (at least 2 and 4 KiB).
+    ///
+    /// ```swift
+    /// let limits = EtcdLimits(maximumOperations: 1024, maximumRequestBytes: 8 << 20)
+    /// ```
     public init(maximumOperations: Int, maximumRequestBytes: Int) {
         self.maximumOperations = max(2, maximumOperations)
         self.maximumRequestBytes = max(4096, maximumRequestBytes)
