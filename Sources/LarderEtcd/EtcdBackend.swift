@@ -65,7 +65,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
 
     /// Opens the store under `prefix` on the cluster at `endpoints` (each a member's
     /// `http://host:port`), finishing a staged commit another client published but did not finish
-    /// and removing the staging of one never published.
+    /// and removing the staging of one never published (once `stagingGracePeriod` old).
     ///
     /// ```swift
     /// let backend = try EtcdBackend(endpoints: ["http://127.0.0.1:2379"], prefix: "music")
@@ -77,8 +77,11 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     ///   - failoverTime: how long, in seconds, a request goes on trying the endpoints in turn
     ///     (an election takes a second or two) before it throws ``EtcdError/unreachable(endpoints:reason:)``.
     ///   - cacheBytes: the most bytes of values kept between reads at one revision.
+    ///   - stagingGracePeriod: how old, in seconds, the staging of an unpublished commit must be
+    ///     before opening removes it (younger, another client may still be writing it).
     public init(endpoints: [String], prefix: String, limits: EtcdLimits = .etcdDefaults,
-                requestTimeout: Double = 10, failoverTime: Double = 15, cacheBytes: Int = 64 << 20) throws {
+                requestTimeout: Double = 10, failoverTime: Double = 15, cacheBytes: Int = 64 << 20,
+                stagingGracePeriod: Double = 600) throws {
         self.endpoints = endpoints
         layout = try EtcdKeyLayout(prefix: prefix)
         self.limits = limits
@@ -87,7 +90,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         stagedCommit = EtcdStagedCommit(client: client, layout: layout, limits: limits)
         cacheLimit = cacheBytes
         pageSize = 512
-        try refresh(removingUnpublishedStaging: true)
+        try refresh(removingStagingOlderThan: stagingGracePeriod)
     }
 
     /// Moves the backend's reads to the cluster's newest revision (after finishing any staged
@@ -98,10 +101,10 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     /// ```
     public func refresh() throws {
         try checkOpen()
-        try refresh(removingUnpublishedStaging: false)
+        try refresh(removingStagingOlderThan: nil)
     }
 
-    private func refresh(removingUnpublishedStaging: Bool) throws {
+    private func refresh(removingStagingOlderThan gracePeriod: Double?) throws {
         // One read tells whether any commit record or staging exists, and the newest revision.
         let commits = layout.commitRoot
         let found = try client.range(from: commits, before: EtcdKeyLayout.end(ofPrefix: layout.stagingRoot),
@@ -109,7 +112,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         var newest = found.revision
         if found.count > 0 {
             if try stagedCommit.finishPublishedCommits() > 0 { newest = try client.currentRevision() }
-            if removingUnpublishedStaging, try stagedCommit.removeUnpublishedStaging() > 0 {
+            if let gracePeriod, try stagedCommit.removeUnpublishedStaging(olderThan: gracePeriod) > 0 {
                 newest = try client.currentRevision()
             }
         }

@@ -16,7 +16,8 @@
 // revision that holds a commit record (opening a backend, refreshing, a save whose transaction
 // found one) first rolls that commit forward and finishes it, then reads at the revision after
 // it: so nobody reads the tables while a published commit is half copied. Opening also removes the
-// staging of commits never published (step 1's garbage).
+// staging of commits never published (step 1's garbage) once it is older than a grace period, so
+// that it does not take the staging of another client that is still writing it.
 
 import Foundation
 
@@ -166,11 +167,12 @@ struct EtcdStagedCommit {
         return writes
     }
 
-    /// Removes the staging of every commit that is not published (a client stopped before it
-    /// published); returns how many it removed. Each removal holds only if the commit is still
-    /// unpublished then.
+    /// Removes the staging of every commit that is not published and began more than
+    /// `gracePeriod` seconds ago (by its id's time: a client stopped before it published, not one
+    /// still staging); returns how many it removed. Each removal holds only if the commit is
+    /// still unpublished then.
     @discardableResult
-    func removeUnpublishedStaging() throws -> Int {
+    func removeUnpublishedStaging(olderThan gracePeriod: Double) throws -> Int {
         let root = layout.stagingRoot
         let staged = try client.range(from: root, before: EtcdKeyLayout.end(ofPrefix: root), revision: nil, keysOnly: true)
         var ids: [String] = []
@@ -178,7 +180,13 @@ struct EtcdStagedCommit {
             if let id = layout.commitID(of: record.key), ids.last != id { ids.append(id) }
         }
         var removed = 0
+        let now = UInt64(Date().timeIntervalSince1970 * 1000)
         for id in ids {
+            // An id that does not begin with a time is not this client's: old, whoever made it.
+            if let started = id.split(separator: "-").first.flatMap({ UInt64($0, radix: 16) }),
+               Double(now &- min(now, started)) < gracePeriod * 1000 {
+                continue
+            }
             let staging = layout.stagingPrefix(id)
             let removal = try client.transaction(
                 comparing: [.noKey(from: layout.commitKey(id), before: layout.commitKey(id) + [0])],

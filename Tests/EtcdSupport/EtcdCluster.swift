@@ -1,9 +1,9 @@
 // EtcdCluster: a real etcd cluster for tests, three members on loopback, with client and peer
 // ports the kernel picks at run time (no fixed port that two runs could both want), data in a
-// temporary directory. One cluster serves a test process (`EtcdCluster.shared`, started on first
-// use); it is stopped and its directory removed when the process exits, and, should the process
-// die without exiting (a crash, a kill -9), by a watchdog shell that outlives it. A test can
-// kill -9 one member and start it again (fault tests).
+// temporary directory (in memory, /dev/shm, where there is one). One cluster serves a test
+// process (`EtcdCluster.shared`, started on first use); it is stopped and its directory removed
+// when the process exits, and, should the process die without exiting (a crash, a kill -9), by a
+// watchdog shell that outlives it. A test can kill -9 one member and start it again (fault tests).
 
 import Foundation
 #if canImport(Glibc)
@@ -74,7 +74,7 @@ public final class EtcdCluster: @unchecked Sendable {
         guard let executable = Self.etcdExecutable() else { throw EtcdClusterError.etcdNotInstalled }
         var lastError: EtcdClusterError = .cannotStart(reason: "no attempt made")
         for _ in 0 ..< 3 {
-            let directory = NSTemporaryDirectory() + "larder-etcd-\(UUID().uuidString)"
+            let directory = Self.temporaryRoot() + "larder-etcd-\(UUID().uuidString)"
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 let ports = try Self.freePorts(memberCount * 2)
@@ -165,6 +165,19 @@ public final class EtcdCluster: @unchecked Sendable {
 
     private static func pidFile(of member: Member, in directory: String) -> String {
         "\(directory)/\(member.name).pid"
+    }
+
+    /// Where the cluster's directory goes: /dev/shm when it is there (memory: etcd's fsync of
+    /// every commit on three members costs nothing, which is the tests' time, not their truth),
+    /// else the system's temporary directory.
+    private static func temporaryRoot() -> String {
+        let memory = "/dev/shm/"
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: memory, isDirectory: &isDirectory), isDirectory.boolValue,
+           FileManager.default.isWritableFile(atPath: memory) {
+            return memory
+        }
+        return NSTemporaryDirectory()
     }
 
     private static func etcdExecutable() -> String? {
