@@ -122,13 +122,28 @@ public final class EtcdCluster: @unchecked Sendable {
     /// try cluster.restart(member: 1)
     /// ```
     public func restart(member index: Int, timeout: TimeInterval = 60) throws {
+        try restart(members: [index], timeout: timeout)
+    }
+
+    /// Starts the killed members among `indexes` again, all at once (a member is healthy only
+    /// once a quorum is up), and waits until each is healthy.
+    ///
+    /// ```swift
+    /// for member in 0 ..< 3 { cluster.kill(member: member) }
+    /// try cluster.restart(members: [0, 1, 2])
+    /// ```
+    public func restart(members indexes: [Int], timeout: TimeInterval = 60) throws {
         guard let executable = Self.etcdExecutable() else { throw EtcdClusterError.etcdNotInstalled }
         lock.lock()
         defer { lock.unlock() }
-        guard processes[index] == nil, !isStopped else { return }
-        let process = try Self.launch(members[index], of: members, executable: executable, in: directory)
-        processes[index] = process
-        try Self.waitUntilHealthy([members[index]], processes: [process], in: directory, timeout: timeout)
+        guard !isStopped else { return }
+        var restarted: [(Member, Process)] = []
+        for index in indexes where processes[index] == nil {
+            let process = try Self.launch(members[index], of: members, executable: executable, in: directory)
+            processes[index] = process
+            restarted.append((members[index], process))
+        }
+        try Self.waitUntilHealthy(restarted.map(\.0), processes: restarted.map(\.1), in: directory, timeout: timeout)
     }
 
     /// Whether member `index` answers its health check with `true`.

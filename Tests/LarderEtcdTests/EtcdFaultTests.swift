@@ -1,6 +1,7 @@
 // Faults against the real cluster: a member killed with SIGKILL in the middle of a stream of
 // saves (the two others keep a quorum: saves and reads go on, nothing acknowledged is lost, the
-// member catches up when restarted), and endpoints that are wrong or unreachable, each a typed
+// member catches up when restarted), every member of a cluster killed and restarted (nothing
+// acknowledged is lost), and endpoints that are wrong or unreachable, each a typed
 // error. Serialized with the cluster's own tests (EtcdMemberTests): one member down at a time
 // keeps the shared cluster's quorum for the suites running beside it.
 
@@ -41,6 +42,26 @@ extension EtcdMemberTests {
         let reread = try again.collection("notes")
         #expect(try reread.count() == 40)
         for (number, rowID) in acknowledged.enumerated() {
+            #expect(try reread.document(id: rowID)?["number"] == .int(Int64(number)))
+        }
+    }
+
+    @Test func theWholeClusterKilledAndRestartedKeepsEveryAcknowledgedSave() throws {
+        let cluster = try EtcdCluster(memberCount: 3)   // its own: the shared one stays up
+        defer { cluster.stop() }
+        let store = try DocumentStore(backend: EtcdBackend(endpoints: cluster.endpoints, prefix: "restart"))
+        let notes = try store.collection("notes")
+        try notes.addIndex("[number]")
+        let rowIDs = try (0 ..< 30).map { try notes.insert(["number": .int(Int64($0))]) }
+        try store.close()
+        for member in 0 ..< 3 { cluster.kill(member: member) }
+        #expect(!cluster.isHealthy(member: 0))
+        try cluster.restart(members: [0, 1, 2])
+        let again = try DocumentStore(backend: EtcdBackend(endpoints: cluster.endpoints, prefix: "restart"))
+        let reread = try again.collection("notes")
+        #expect(try reread.count() == 30)
+        #expect(try reread.count(where: "[number] >= ?", arguments: [20]) == 10)
+        for (number, rowID) in rowIDs.enumerated() {
             #expect(try reread.document(id: rowID)?["number"] == .int(Int64(number)))
         }
     }
