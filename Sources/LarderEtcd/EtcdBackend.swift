@@ -94,7 +94,9 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     }
 
     /// Moves the backend's reads to the cluster's newest revision (after finishing any staged
-    /// commit published there), so that they see other clients' saves.
+    /// commit published there), so that they see other clients' saves. For a bare backend: a
+    /// ``Store`` or document store keeps its own registry and caches from its open, so open it
+    /// again instead.
     ///
     /// ```swift
     /// try backend.refresh()
