@@ -107,18 +107,27 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     }
 
     private func refresh(removingStagingOlderThan gracePeriod: Double?) throws {
-        // One read tells whether any commit record or staging exists, and the newest revision.
-        let commits = layout.commitRoot
-        let found = try client.range(from: commits, before: EtcdKeyLayout.end(ofPrefix: layout.stagingRoot),
-                                     revision: nil, limit: 1, keysOnly: true)
-        var newest = found.revision
-        if found.count > 0 {
-            if try stagedCommit.finishPublishedCommits() > 0 { newest = try client.currentRevision() }
-            if let gracePeriod, try stagedCommit.removeUnpublishedStaging(olderThan: gracePeriod) > 0 {
-                newest = try client.currentRevision()
+        // One read tells whether a commit record or staging exists at the newest revision (a
+        // commit record sorts first). The backend pins a revision only where no commit record
+        // exists: one is finished first, and the newest revision read again, since another
+        // client may publish meanwhile.
+        var removedStaging = gracePeriod == nil
+        for _ in 0 ..< 10 {
+            let found = try client.range(from: layout.commitRoot, before: EtcdKeyLayout.end(ofPrefix: layout.stagingRoot),
+                                         revision: nil, limit: 1, keysOnly: true)
+            let commitPublished = found.records.first.map { $0.key.starts(with: layout.commitRoot) } ?? false
+            if commitPublished {
+                try stagedCommit.finishPublishedCommits()
+                continue
             }
+            if found.count > 0, !removedStaging, let gracePeriod {
+                removedStaging = true
+                if try stagedCommit.removeUnpublishedStaging(olderThan: gracePeriod) > 0 { continue }
+            }
+            pin(found.revision, keepingCache: false)
+            return
         }
-        pin(newest, keepingCache: false)
+        throw EtcdError.refused(code: 9, message: "staged commits of other clients kept being published through ten tries")
     }
 
     private func pin(_ newRevision: Int64, keepingCache: Bool) {

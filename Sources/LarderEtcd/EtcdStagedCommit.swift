@@ -57,13 +57,21 @@ struct EtcdStagedCommit {
         if interruption == .afterPublishing { throw StagedCommitInterrupted(id: id) }
         var stop: Int?
         if case .afterRollingForward(let count)? = interruption { stop = count }
+        let finished: Int64?
         do {
-            return try rollForward(id, writes: writes, stoppingAfter: stop)
+            finished = try rollForward(id, writes: writes, stoppingAfter: stop)
         } catch let error as StagedCommitInterrupted {
             throw error
         } catch {
             throw EtcdError.stagedCommitUnfinished(id: id, reason: "\(error)")
         }
+        // Another client that opened or saved meanwhile may have finished it (and saved after
+        // it): this client cannot tell which revision holds its commit and no later save, so it
+        // says what it says of an unfinished one (open the store again).
+        guard let finished else {
+            throw EtcdError.stagedCommitUnfinished(id: id, reason: "another client finished it meanwhile")
+        }
+        return finished
     }
 
     private func publish(_ id: String, record: [UInt8], readRevision: Int64) throws {
@@ -99,22 +107,21 @@ struct EtcdStagedCommit {
     }
 
     /// Copies `writes` into the tables while commit `id` is published, then removes its record and
-    /// staging; returns the revision after that (or, when another client finished it first, the
-    /// revision at which this one saw so).
-    private func rollForward(_ id: String, writes: [EtcdWrite], stoppingAfter stop: Int?) throws -> Int64 {
+    /// staging; returns the revision after that, or nil when another client finished it first.
+    private func rollForward(_ id: String, writes: [EtcdWrite], stoppingAfter stop: Int?) throws -> Int64? {
         let record = layout.commitKey(id)
         var revision: Int64 = 0
         for (number, group) in EtcdWrite.transactions(writes, limits: limits).enumerated() {
             if number == stop { throw StagedCommitInterrupted(id: id) }
             let copied = try client.transaction(comparing: [.exists(record)], success: group.map(\.operation))
-            if !copied.succeeded { return copied.revision }
+            if !copied.succeeded { return nil }
             revision = copied.revision
         }
         let staging = layout.stagingPrefix(id)
         let finished = try client.transaction(
             comparing: [.exists(record)],
             success: [.delete(record), .delete(staging, through: EtcdKeyLayout.end(ofPrefix: staging))])
-        return max(revision, finished.revision)
+        return finished.succeeded ? max(revision, finished.revision) : nil
     }
 
     /// Rolls forward and finishes every published commit of the store, oldest first; returns how
