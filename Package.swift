@@ -19,10 +19,11 @@ let package = Package(
         // The command-line tool: inspect and maintain a store from the shell (docs/TOOL.md).
         .executable(name: "larder", targets: ["LarderTool"]),
     ],
-    // Larder and LarderDocuments depend on no package; LarderEtcd on async-http-client. The `larder` tool uses swift-argument-parser, and the
-    // @StoredModel macro's implementation (LarderModelMacros, a compiler plug-in) swift-syntax. A
-    // package that depends on the Larder or LarderDocuments product resolves them (SwiftPM
-    // resolves every dependency of a package) but builds neither. The speed tests, with GRDB,
+    // Larder and LarderDocuments depend on no package; LarderEtcd on async-http-client. The
+    // `larder` tool uses swift-argument-parser, and the @StoredModel macro's implementation
+    // (LarderModelMacros, a compiler plug-in) swift-syntax. A package that depends on the Larder
+    // or LarderDocuments product resolves them (SwiftPM resolves every dependency of a package)
+    // but builds none of them. The speed tests, with GRDB,
     // are a package of their own (SpeedTests/Package.swift).
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
