@@ -233,16 +233,21 @@ public final class EtcdCluster: @unchecked Sendable {
             for f in "$2"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
             rm -rf "$2"
             """
+        return try runSilently("/bin/sh", ["-c", script, "watchdog", String(getpid()), directory], for: "the watchdog")
+    }
+
+    /// Starts `executable` with `arguments`, its standard streams on /dev/null.
+    private static func runSilently(_ executable: String, _ arguments: [String], for purpose: String) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script, "watchdog", String(getpid()), directory]
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do {
             try process.run()
         } catch {
-            throw EtcdClusterError.cannotStart(reason: "cannot run /bin/sh for the watchdog: \(error)")
+            throw EtcdClusterError.cannotStart(reason: "cannot run \(executable) for \(purpose): \(error)")
         }
         return process
     }
@@ -250,9 +255,7 @@ public final class EtcdCluster: @unchecked Sendable {
     private static func launch(_ member: Member, of members: [Member], executable: String,
                                in directory: String) throws -> Process {
         let cluster = members.map { "\($0.name)=\($0.peerURL)" }.joined(separator: ",")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
+        let process = try runSilently(executable, [
             "--name", member.name,
             "--data-dir", "\(directory)/\(member.name)",
             "--listen-client-urls", member.clientURL, "--advertise-client-urls", member.clientURL,
@@ -261,15 +264,7 @@ public final class EtcdCluster: @unchecked Sendable {
             "--initial-cluster-token", (directory as NSString).lastPathComponent,
             "--logger", "zap", "--log-level", "warn",
             "--log-outputs", "\(directory)/\(member.name).log",
-        ]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw EtcdClusterError.cannotStart(reason: "cannot run \(executable): \(error)")
-        }
+        ], for: "member \(member.name)")
         try? String(process.processIdentifier).write(toFile: pidFile(of: member, in: directory),
                                                       atomically: true, encoding: .utf8)
         return process
