@@ -180,12 +180,6 @@ struct ImportCommand: ParsableCommand {
 
     /// LARDER_NEW_PASSPHRASE, or one typed twice.
     private func newPassphrase() throws -> String {
-        let prompt = "Passphrase for the new store \(store.path): "
-        let first = try Passphrase.read(environment: Passphrase.newEnvironmentVariable, prompt: prompt)
-        if ProcessInfo.processInfo.environment[Passphrase.newEnvironmentVariable] == nil {
-            let second = try Passphrase.read(environment: Passphrase.newEnvironmentVariable, prompt: "Repeat it: ")
-            guard first == second else { throw ToolError.passphrasesDiffer }
-        }
-        return first
+        try Passphrase.readNew(prompt: "Passphrase for the new store \(store.path): ")
     }
 }

@@ -10,7 +10,7 @@ import Glibc
 enum Passphrase {
     /// The variable that gives the passphrase of the store opened.
     static let environmentVariable = "LARDER_PASSPHRASE"
-    /// The variable that gives `rekey` the new passphrase.
+    /// The variable that gives `rekey` and `import --encrypt` the new passphrase.
     static let newEnvironmentVariable = "LARDER_NEW_PASSPHRASE"
 
     /// The passphrase in the environment variable `name`, else one typed at the terminal after
@@ -26,6 +26,17 @@ enum Passphrase {
         }
         guard !typed.isEmpty else { throw ToolError.emptyPassphrase(source: "the terminal") }
         return typed
+    }
+
+    /// A new passphrase (`import --encrypt`, `rekey`): LARDER_NEW_PASSPHRASE, else one typed
+    /// twice at the terminal after `prompt`; two that differ throw ``ToolError/passphrasesDiffer``.
+    static func readNew(prompt: String) throws -> String {
+        let first = try read(environment: newEnvironmentVariable, prompt: prompt)
+        if ProcessInfo.processInfo.environment[newEnvironmentVariable] == nil {
+            let second = try read(environment: newEnvironmentVariable, prompt: "Repeat it: ")
+            guard first == second else { throw ToolError.passphrasesDiffer }
+        }
+        return first
     }
 
     /// A line typed at the controlling terminal after `prompt`, without echo; nil when the

@@ -61,12 +61,6 @@ struct RekeyCommand: ParsableCommand {
     /// The new passphrase: nil with --decrypt; else LARDER_NEW_PASSPHRASE, or typed twice.
     private func newPassphrase() throws -> String? {
         guard !decrypt else { return nil }
-        let prompt = "New passphrase for \(store.path): "
-        let first = try Passphrase.read(environment: Passphrase.newEnvironmentVariable, prompt: prompt)
-        if ProcessInfo.processInfo.environment[Passphrase.newEnvironmentVariable] == nil {
-            let second = try Passphrase.read(environment: Passphrase.newEnvironmentVariable, prompt: "Repeat it: ")
-            guard first == second else { throw ToolError.passphrasesDiffer }
-        }
-        return first
+        return try Passphrase.readNew(prompt: "New passphrase for \(store.path): ")
     }
 }
