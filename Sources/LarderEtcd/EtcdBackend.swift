@@ -283,8 +283,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         guard !batch.isEmpty else { return }
         let writes = EtcdWrite.writes(of: batch, layout: layout)
         for write in writes where write.cost > limits.usableBytes - 512 {
-            let table = String(decoding: write.key.dropFirst(layout.root.count + 2).prefix { $0 != 0x2F }, as: UTF8.self)
-            throw EtcdError.recordTooLarge(table: table, size: write.value?.count ?? 0, limit: limits.maximumRequestBytes)
+            throw EtcdError.recordTooLarge(table: layout.table(ofKey: write.key) ?? "", size: write.value?.count ?? 0, limit: limits.maximumRequestBytes)
         }
         let transactions = EtcdWrite.transactions(writes, limits: limits)
         if transactions.count == 1 {

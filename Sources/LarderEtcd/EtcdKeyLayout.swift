@@ -51,6 +51,29 @@ public struct EtcdKeyLayout: Sendable {
         return fullKey[prefix.count...]
     }
 
+    /// The table a full etcd key of a table record belongs to (its name unescaped), or nil when
+    /// the key is not a table record's.
+    func table(ofKey fullKey: [UInt8]) -> String? {
+        let tables = root + [0x74, 0x2F]   // t/
+        guard fullKey.count > tables.count, fullKey[0 ..< tables.count].elementsEqual(tables) else { return nil }
+        var name: [UInt8] = []
+        var rest = fullKey[tables.count...].prefix { $0 != 0x2F }
+        // `%25` and `%2F` are the escapes tablePrefix writes.
+        while let byte = rest.first {
+            if byte == 0x25, rest.dropFirst().starts(with: [0x32, 0x35]) {
+                name.append(0x25)
+                rest = rest.dropFirst(3)
+            } else if byte == 0x25, rest.dropFirst().starts(with: [0x32, 0x46]) {
+                name.append(0x2F)
+                rest = rest.dropFirst(3)
+            } else {
+                name.append(byte)
+                rest = rest.dropFirst()
+            }
+        }
+        return String(decoding: name, as: UTF8.self)
+    }
+
     /// Every key of `table` begins with these bytes (the name escaped: `%` as `%25`, `/` as `%2F`).
     ///
     /// ```swift

@@ -100,6 +100,15 @@ import Testing
         #expect(try backend.withValue(forKey: Array("x".utf8), in: "a%2Fb") { $0.map(Array.init) } == [3])
     }
 
+    @Test func aKeysTableIsTheNameItsPrefixEscaped() throws {
+        let layout = try EtcdKeyLayout(prefix: "music")
+        for table in ["Song", "a/b", "a%2Fb", "%", "people.0.idx"] {
+            #expect(layout.table(ofKey: layout.key([0x2F, 1], in: table)) == table)
+        }
+        #expect(layout.table(ofKey: layout.saveKey) == nil)
+        #expect(layout.table(ofKey: layout.commitKey("x")) == nil)
+    }
+
     @Test func aSmallBatchIsOneTransactionAndItsLastWriteOfAKeyWins() throws {
         let prefix = EtcdTestStore.freshPrefix("small")
         let backend = try EtcdTestStore.backend(prefix: prefix)
