@@ -209,8 +209,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         var first: [UInt8]?
         if let holder {
             guard let key = layout.tableKey(holder.key, in: table) else {
-                throw EtcdError.malformedReply(endpoint: client.endpoints.joined(separator: ","),
-                                               reason: "a range read answered a key outside the range")
+                throw keyOutsideTheRange
             }
             first = Array(key)
         }
@@ -233,8 +232,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
             for record in page.records {
                 guard let key = layout.tableKey(record.key, in: table),
                       !ByteOrder.less(record.key, lower), ByteOrder.less(record.key, upper) else {
-                    throw EtcdError.malformedReply(endpoint: client.endpoints.joined(separator: ","),
-                                                   reason: "a range read answered a key outside the range")
+                    throw keyOutsideTheRange
                 }
                 remember(record.value, forKey: record.key)
                 let goesOn = try key.withUnsafeBytes { key in try record.value.withUnsafeBytes { try body(key, $0) } }
@@ -329,6 +327,11 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     public func close() throws {
         isClosed = true
         cache.removeAll()
+    }
+
+    /// What a range read that answered a key outside the range it asked for throws.
+    private var keyOutsideTheRange: EtcdError {
+        .malformedReply(endpoint: client.endpoints.joined(separator: ","), reason: "a range read answered a key outside the range")
     }
 
     private func checkOpen() throws {

@@ -75,6 +75,11 @@ struct TransactionOperation: Encodable {
     static func delete(_ key: [UInt8], through rangeEnd: [UInt8]? = nil) -> TransactionOperation {
         TransactionOperation(requestDeleteRange: DeleteRange(key: Base64.encode(key), rangeEnd: rangeEnd.map(Base64.encode)))
     }
+
+    /// The delete of every key that begins with `prefix`.
+    static func deleteAll(under prefix: [UInt8]) -> TransactionOperation {
+        delete(prefix, through: EtcdKeyLayout.end(ofPrefix: prefix))
+    }
 }
 
 /// Base64 of bytes, as etcd's gateway writes and reads them.

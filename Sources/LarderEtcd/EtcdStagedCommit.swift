@@ -78,7 +78,7 @@ struct EtcdStagedCommit {
         let commits = layout.commitRoot
         let staging = layout.stagingPrefix(id)
         func removeStaging() {
-            _ = try? client.transaction(comparing: [], success: [.delete(staging, through: EtcdKeyLayout.end(ofPrefix: staging))])
+            _ = try? client.transaction(comparing: [], success: [.deleteAll(under: staging)])
         }
         for _ in 0 ..< 3 {
             let published = try client.transaction(
@@ -120,7 +120,7 @@ struct EtcdStagedCommit {
         let staging = layout.stagingPrefix(id)
         let finished = try client.transaction(
             comparing: [.exists(record)],
-            success: [.delete(record), .delete(staging, through: EtcdKeyLayout.end(ofPrefix: staging))])
+            success: [.delete(record), .deleteAll(under: staging)])
         return finished.succeeded ? max(revision, finished.revision) : nil
     }
 
@@ -197,7 +197,7 @@ struct EtcdStagedCommit {
             let staging = layout.stagingPrefix(id)
             let removal = try client.transaction(
                 comparing: [.noKey(from: layout.commitKey(id), before: layout.commitKey(id) + [0])],
-                success: [.delete(staging, through: EtcdKeyLayout.end(ofPrefix: staging))])
+                success: [.deleteAll(under: staging)])
             if removal.succeeded { removed += 1 }
         }
         return removed
