@@ -18,7 +18,7 @@ import Larder
 /// was at the backend's revision: the one it opened at, moved on by its own saves and by
 /// ``refresh()``. Several clients may share a prefix, optimistically: a save fails with
 /// ``EtcdError/conflict(revision:)``, changing nothing, when another client saved to the prefix
-/// since the backend's revision (open the store again and retry).
+/// since the backend's revision (``Store/refresh()`` and retry).
 public final class EtcdBackend: Backend, @unchecked Sendable {
     // @unchecked: like every Backend, used by one thread at a time (Store), or behind a lock
     // (the document store's SharedBackend).
@@ -104,6 +104,20 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     public func refresh() throws {
         try checkOpen()
         try refresh(removingStagingOlderThan: nil)
+    }
+
+    /// Moves the backend's reads to the cluster's newest revision, like ``refresh()``, and says
+    /// whether another client saved to the prefix since the revision read so far (a save of
+    /// this backend's own moved it already). ``Store/refresh()`` calls it.
+    ///
+    /// ```swift
+    /// if try backend.refreshToNewestState() != .unchanged { print("another client saved") }
+    /// ```
+    public func refreshToNewestState() throws -> BackendRefresh {
+        try checkOpen()
+        let before = revision
+        try refresh(removingStagingOlderThan: nil)
+        return try stagedCommit.lastSaveRevision(at: revision) > before ? .changed(keys: nil) : .unchanged
     }
 
     private func refresh(removingStagingOlderThan gracePeriod: Double?) throws {

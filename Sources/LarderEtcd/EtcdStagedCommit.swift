@@ -101,8 +101,8 @@ struct EtcdStagedCommit {
     }
 
     /// The revision of the store's last save (0 before the first).
-    func lastSaveRevision() throws -> Int64 {
-        try client.range(from: layout.saveKey, before: nil, revision: nil, keysOnly: true)
+    func lastSaveRevision(at revision: Int64? = nil) throws -> Int64 {
+        try client.range(from: layout.saveKey, before: nil, revision: revision, keysOnly: true)
             .records.first { $0.key == layout.saveKey }?.modRevision ?? 0
     }
 

@@ -100,6 +100,12 @@ public protocol Backend: AnyObject {
 
     /// True when the backend was opened for reading only: ``apply(_:)`` throws.
     var isReadOnly: Bool { get }
+
+    /// Moves the backend's reads to the newest state of its storage, which other clients of a
+    /// shared backend (processes on other machines) may have saved to since, and says what
+    /// changed. A backend only this process writes has nothing to move to: ``BackendRefresh/unchanged``
+    /// (the default). ``Store/refresh()`` calls it.
+    func refreshToNewestState() throws -> BackendRefresh
 }
 
 extension Backend {
@@ -205,4 +211,11 @@ extension Backend {
 
     /// Backends are writable unless they say otherwise.
     public var isReadOnly: Bool { false }
+
+    /// Nothing changes under a backend that only this process writes.
+    ///
+    /// ```swift
+    /// let refresh = try backend.refreshToNewestState()   // .unchanged
+    /// ```
+    public func refreshToNewestState() throws -> BackendRefresh { .unchanged }
 }
