@@ -138,6 +138,47 @@ internal struct RowIDRanges: Hashable, Sendable {
         return result
     }
 
+    /// The union of this set and `other`, in one merge pass over both.
+    func union(_ other: RowIDRanges) -> RowIDRanges {
+        var result = RowIDRanges()
+        result.ranges.reserveCapacity(ranges.count + other.ranges.count)
+        var i = 0, j = 0
+        while i < ranges.count || j < other.ranges.count {
+            if j == other.ranges.count || (i < ranges.count && ranges[i].lowerBound <= other.ranges[j].lowerBound) {
+                result.appendMerging(ranges[i])
+                i += 1
+            } else {
+                result.appendMerging(other.ranges[j])
+                j += 1
+            }
+        }
+        return result
+    }
+
+    /// The rowIDs of this set that `other` does not hold, in one pass over both.
+    func subtracting(_ other: RowIDRanges) -> RowIDRanges {
+        var result = RowIDRanges()
+        var j = 0
+        for range in ranges {
+            var start = range.lowerBound
+            var isDone = false
+            while j < other.ranges.count, other.ranges[j].upperBound < start { j += 1 }
+            var k = j
+            while !isDone, k < other.ranges.count, other.ranges[k].lowerBound <= range.upperBound {
+                let removed = other.ranges[k]
+                if removed.lowerBound > start { result.ranges.append(start ... removed.lowerBound - 1) }
+                if removed.upperBound >= range.upperBound {
+                    isDone = true
+                } else {
+                    start = max(start, removed.upperBound + 1)
+                    k += 1
+                }
+            }
+            if !isDone { result.ranges.append(start ... range.upperBound) }
+        }
+        return result
+    }
+
     /// Appends a range whose lower bound is at least that of the last range, merging it with
     /// the last range when they overlap or touch.
     private mutating func appendMerging(_ range: ClosedRange<UInt64>) {
