@@ -17,8 +17,10 @@ import Larder
 /// Every save is all or nothing for every reader, whatever its size. Reads see the cluster as it
 /// was at the backend's revision: the one it opened at, moved on by its own saves and by
 /// ``refresh()``. Several clients may share a prefix, optimistically: a save fails with
-/// ``EtcdError/conflict(revision:)``, changing nothing, when another client saved to the prefix
-/// since the backend's revision (``Store/refresh()`` and retry).
+/// `BackendError.conflict`, changing nothing, when another client saved to the prefix since the
+/// backend's revision; a ``Store`` then takes in the other save and saves again, or throws
+/// `StoreError.conflict` when both changed the same object. RowIDs come from blocks each client
+/// reserves (``reserveRowIDs(_:in:atLeast:)``), so two clients never hand out the same one.
 public final class EtcdBackend: Backend, @unchecked Sendable {
     // @unchecked: like every Backend, used by one thread at a time (Store), or behind a lock
     // (the document store's SharedBackend).
@@ -327,9 +329,47 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
                 return
             }
             try stagedCommit.finishPublishedCommits()
-            if try stagedCommit.lastSaveRevision() > revision { throw EtcdError.conflict(revision: revision) }
+            if try stagedCommit.lastSaveRevision() > revision { throw Self.conflict(after: revision) }
         }
         throw EtcdError.refused(code: 9, message: "a staged commit of another client stayed published through three tries")
+    }
+
+    /// What a save throws when another client saved to the prefix after `revision`, the one the
+    /// backend reads at: nothing was written.
+    static func conflict(after revision: Int64) -> BackendError {
+        .conflict(reason: "another client saved to the etcd prefix after revision \(revision)")
+    }
+
+    // MARK: RowIDs
+
+    /// Reserves `count` rowIDs of `table` that no other client on the prefix is given: the
+    /// table's counter (``EtcdKeyLayout/rowIDCounterKey(_:)``) moves from its value (at least
+    /// `floor`) past them in a transaction that holds only if nobody moved it meanwhile.
+    ///
+    /// ```swift
+    /// let block = try backend.reserveRowIDs(64, in: "Song", atLeast: 1)   // 1 ..< 65 on a new prefix
+    /// ```
+    public func reserveRowIDs(_ count: Int, in table: String, atLeast floor: UInt64) throws -> Range<UInt64>? {
+        try checkOpen()
+        let key = layout.rowIDCounterKey(table)
+        let wanted = UInt64(max(1, count))
+        for _ in 0 ..< 64 {
+            let found = try client.range(from: key, before: nil, revision: nil).records.first { $0.key == key }
+            var start = max(floor, 1)
+            if let found {
+                guard found.value.count == 8 else {
+                    throw EtcdError.malformedReply(endpoint: endpoints.joined(separator: ","), reason: "the rowID counter of \(table) is not 8 bytes")
+                }
+                start = max(start, found.value.reduce(0) { $0 << 8 | UInt64($1) })
+            }
+            let (end, overflow) = start.addingReportingOverflow(wanted)
+            guard !overflow else { return nil }
+            let value = (0 ..< 8).map { UInt8(truncatingIfNeeded: end >> (56 - 8 * UInt64($0))) }
+            let applied = try client.transaction(comparing: [.modifiedAt(found?.modRevision ?? 0, key: key)],
+                                                 success: [.put(value, forKey: key)])
+            if applied.succeeded { return start ..< end }
+        }
+        throw EtcdError.refused(code: 10, message: "other clients kept reserving rowIDs of \(table) through 64 tries")
     }
 
     /// Marks the backend closed: later calls throw ``BackendError/closed``. The shared HTTP

@@ -35,10 +35,6 @@ public enum EtcdError: Error, Equatable, Sendable {
     /// client could not finish copying it into the tables; the next ``EtcdBackend`` opened on the
     /// prefix finishes it.
     case stagedCommitUnfinished(id: String, reason: String)
-    /// Another client saved to the store after `revision`, the one this backend reads at: the
-    /// save changed nothing. Open the store again (or ``EtcdBackend/refresh()`` a bare backend)
-    /// and retry.
-    case conflict(revision: Int64)
     /// A stored commit record or staged chunk does not decode.
     case damagedCommit(key: String, reason: String)
 }
@@ -47,7 +43,7 @@ extension EtcdError: CustomStringConvertible {
     /// A sentence naming what went wrong.
     ///
     /// ```swift
-    /// print(EtcdError.conflict(revision: 42))
+    /// print(EtcdError.invalidPrefix(""))
     /// ```
     public var description: String {
         switch self {
@@ -60,7 +56,6 @@ extension EtcdError: CustomStringConvertible {
         case let .recordTooLarge(table, size, limit): return "a record of \(size) bytes in '\(table)' is over etcd's request limit of \(limit) bytes"
         case let .stagedCommitLost(id): return "staged commit \(id) was removed before it was published: nothing of it was saved"
         case let .stagedCommitUnfinished(id, reason): return "staged commit \(id) is saved but not yet copied into its tables (\(reason)): open the store again to finish it"
-        case let .conflict(revision): return "another client saved to the store after revision \(revision): nothing was saved; open the store again and retry"
         case let .damagedCommit(key, reason): return "the staged commit record \(key) is damaged: \(reason)"
         }
     }

@@ -4,6 +4,7 @@
 //   <prefix>/s/<id>/<n>        chunk n (8 hex digits) of staged commit <id>: nobody reads these
 //   <prefix>/c/<id>            the record that publishes staged commit <id>
 //   <prefix>/v                 rewritten by every save: its revision is the store's last save's
+//   <prefix>/r/<table>         the next rowID of the table no client was given (8 bytes, big-endian)
 //
 // The table name is escaped ('%' and '/' as %25 and %2F), so it holds no slash and the slash after
 // it ends it: no table's keys can begin with another table's prefix ("a" + "b/x" and "a/b" +
@@ -80,9 +81,12 @@ public struct EtcdKeyLayout: Sendable {
     /// layout.tablePrefix("a/b")   // Array("music/t/a%2Fb/".utf8)
     /// ```
     public func tablePrefix(_ table: String) -> [UInt8] {
-        var bytes = root
-        bytes.append(0x74)   // t
-        bytes.append(0x2F)
+        root + [0x74, 0x2F] + Self.escaped(table) + [0x2F]   // t/<table>/
+    }
+
+    /// `table`'s name with `%` as `%25` and `/` as `%2F`: it holds no slash.
+    static func escaped(_ table: String) -> [UInt8] {
+        var bytes: [UInt8] = []
         for byte in table.utf8 {
             switch byte {
             case 0x25: bytes += [0x25, 0x32, 0x35]   // %25
@@ -90,7 +94,6 @@ public struct EtcdKeyLayout: Sendable {
             default: bytes.append(byte)
             }
         }
-        bytes.append(0x2F)
         return bytes
     }
 
@@ -124,6 +127,16 @@ public struct EtcdKeyLayout: Sendable {
 
     /// The key of the record that publishes staged commit `id`.
     func commitKey(_ id: String) -> [UInt8] { commitRoot + Array(id.utf8) }
+
+    /// The key of the counter from which clients reserve rowIDs of `table` (8 bytes, big-endian:
+    /// the first rowID nobody was given).
+    ///
+    /// ```swift
+    /// layout.rowIDCounterKey("Song")   // "music/r/Song"
+    /// ```
+    public func rowIDCounterKey(_ table: String) -> [UInt8] {
+        root + [0x72, 0x2F] + Self.escaped(table)   // r/
+    }
 
     /// The key every save rewrites, whose revision tells a client whether another saved since
     /// it read.

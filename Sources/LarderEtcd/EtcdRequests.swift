@@ -48,6 +48,11 @@ struct TransactionComparison: Encodable {
         TransactionComparison(key: Base64.encode(key), target: "MOD", result: "LESS", modRevision: String(revision + 1))
     }
 
+    /// Holds when `key` was last changed at `revision` (0: it does not exist).
+    static func modifiedAt(_ revision: Int64, key: [UInt8]) -> TransactionComparison {
+        TransactionComparison(key: Base64.encode(key), target: "MOD", result: "EQUAL", modRevision: String(revision))
+    }
+
     /// Holds when `key` exists.
     static func exists(_ key: [UInt8]) -> TransactionComparison {
         TransactionComparison(key: Base64.encode(key), target: "CREATE", result: "GREATER", createRevision: "0")

@@ -92,7 +92,7 @@ struct EtcdStagedCommit {
             let finished = try finishPublishedCommits()
             if try lastSaveRevision() > readRevision {
                 removeStaging()
-                throw EtcdError.conflict(revision: readRevision)
+                throw EtcdBackend.conflict(after: readRevision)
             }
             if finished == 0 { break }
         }

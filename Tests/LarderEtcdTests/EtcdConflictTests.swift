@@ -29,7 +29,7 @@ import Testing
         let second = try EtcdTestStore.backend(prefix: prefix, limits: small)
         try first.apply(put(1, keys: 0 ..< keys))
         let secondRevision = second.revision
-        #expect(throws: EtcdError.conflict(revision: secondRevision)) { try second.apply(put(2, keys: 0 ..< keys)) }
+        #expect(throws: EtcdBackend.conflict(after: secondRevision)) { try second.apply(put(2, keys: 0 ..< keys)) }
         #expect(second.revision == secondRevision)
         let expected = Dictionary(uniqueKeysWithValues: (0 ..< keys).map { (UInt8($0), UInt8(1)) })
         #expect(try values(EtcdTestStore.backend(prefix: prefix)) == expected)
@@ -40,7 +40,7 @@ import Testing
         // Refreshed, the second client saves; the first, now behind, is refused in turn.
         try second.refresh()
         try second.apply(put(3, keys: 0 ..< keys))
-        #expect(throws: EtcdError.conflict(revision: first.revision)) { try first.apply(put(4, keys: 0 ..< 1)) }
+        #expect(throws: EtcdBackend.conflict(after: first.revision)) { try first.apply(put(4, keys: 0 ..< 1)) }
         #expect(try values(EtcdTestStore.backend(prefix: prefix))[0] == 3)
     }
 
@@ -64,7 +64,7 @@ import Testing
         #expect {
             _ = try second.collection("notes").insert(["by": "second", "n": 0])
         } throws: { error in
-            guard case EtcdError.conflict = error else { return false }
+            guard case BackendError.conflict = error else { return false }
             return true
         }
         try second.close()

@@ -106,6 +106,11 @@ public protocol Backend: AnyObject {
     /// changed. A backend only this process writes has nothing to move to: ``BackendRefresh/unchanged``
     /// (the default). ``Store/refresh()`` calls it.
     func refreshToNewestState() throws -> BackendRefresh
+
+    /// Reserves `count` consecutive rowIDs of `table`, none below `floor`, that no other client
+    /// of a shared backend is ever given, or nil when the backend has no other clients (the
+    /// default): the store then hands out rowIDs from its own count.
+    func reserveRowIDs(_ count: Int, in table: String, atLeast floor: UInt64) throws -> Range<UInt64>?
 }
 
 extension Backend {
@@ -218,4 +223,11 @@ extension Backend {
     /// let refresh = try backend.refreshToNewestState()   // .unchanged
     /// ```
     public func refreshToNewestState() throws -> BackendRefresh { .unchanged }
+
+    /// A backend only this process writes leaves rowIDs to the store.
+    ///
+    /// ```swift
+    /// let block = try backend.reserveRowIDs(64, in: "Song", atLeast: 1)   // nil
+    /// ```
+    public func reserveRowIDs(_ count: Int, in table: String, atLeast floor: UInt64) throws -> Range<UInt64>? { nil }
 }

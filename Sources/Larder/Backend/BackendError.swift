@@ -35,6 +35,10 @@ public enum BackendError: Error, Equatable, Sendable {
     case unorderedTable(String)
     /// A table name the backend cannot store (for a file backend: not a portable file name).
     case invalidTableName(String)
+    /// Another client of a shared backend saved after this one's reads were last moved
+    /// (``Backend/refreshToNewestState()``): nothing of the batch was written. ``Store/saveChanges()``
+    /// takes it in and retries, or throws ``StoreError/conflict(objects:)``.
+    case conflict(reason: String)
 }
 
 extension BackendError: CustomStringConvertible {
@@ -52,6 +56,7 @@ extension BackendError: CustomStringConvertible {
         case .readOnly: return "the backend was opened read-only"
         case let .unorderedTable(name): return "table '\(name)' is not ordered: range reads need an ordered table"
         case let .invalidTableName(name): return "invalid table name '\(name)'"
+        case let .conflict(reason): return "another client saved first: \(reason); nothing was written"
         }
     }
 }

@@ -24,6 +24,13 @@ internal final class ClassEntry {
     var objectIndexes: [ObjectIndexState] = []
     /// Index builds left for the class's first query or save (Store+ObjectIndexes).
     var pendingIndexBuild: PendingIndexBuild?
+    /// The end of the block of rowIDs the backend reserved for this session
+    /// (``Backend/reserveRowIDs(_:in:atLeast:)``): 0 before the first insert asks for one,
+    /// `.max` when the backend leaves rowIDs to the store.
+    @exclusivity(unchecked) var rowIDBlockEnd: UInt64 = 0
+    /// How many rowIDs the next block reserves: doubling from 64, so that a long run of inserts
+    /// asks the backend a few dozen times, not once per object.
+    var nextRowIDBlockSize = 64
     /// The registry record must be written at the next save.
     @exclusivity(unchecked) var needsRecordWrite = false
 
@@ -57,10 +64,39 @@ internal final class ClassEntry {
         self.needsRecordWrite = record.version != type.version
     }
 
-    /// The registry record as it will be saved, with `newlyDeleted` rowIDs added.
-    func record(addingDeleted newlyDeleted: [UInt64]) -> ClassRecord {
-        ClassRecord(classID: classID, nextRowID: nextRowID, version: version,
-                    deletedRowIDs: deletedRowIDs.union(newlyDeleted + droppedRowIDs))
+    /// True when rowIDs come from blocks a shared backend reserved: other clients hand out
+    /// rowIDs of the class too, below and above this session's.
+    var sharesRowIDs: Bool { rowIDBlockEnd != 0 && rowIDBlockEnd != .max }
+
+    /// The registry record as it will be saved, with `newlyDeleted` rowIDs added. With shared
+    /// rowIDs, `inserted` (the rowIDs the save writes) keeps the record exact: its next rowID
+    /// rises to cover them, and every rowID below it that no save wrote (another client's block
+    /// left unused, or not saved yet) is counted deleted until a save writes it.
+    func record(addingDeleted newlyDeleted: [UInt64], inserted: [UInt64] = []) -> ClassRecord {
+        let deleted = deletedRowIDs.union(newlyDeleted + droppedRowIDs)
+        guard sharesRowIDs else {
+            return ClassRecord(classID: classID, nextRowID: nextRowID, version: version, deletedRowIDs: deleted)
+        }
+        let written = RowIDRanges(sorting: inserted)
+        let top = max(savedNextRowID, (written.ranges.last?.upperBound ?? 0) + 1)
+        let skipped = top > savedNextRowID ? RowIDRanges(validating: [savedNextRowID ... top - 1]) ?? RowIDRanges() : RowIDRanges()
+        return ClassRecord(classID: classID, nextRowID: top, version: version,
+                           deletedRowIDs: deleted.union(skipped).subtracting(written))
+    }
+
+    /// Takes a block of rowIDs the backend reserved: the next inserts are given its rowIDs.
+    func adoptRowIDBlock(_ block: Range<UInt64>) {
+        nextRowID = block.lowerBound
+        rowIDBlockEnd = block.upperBound
+        nextRowIDBlockSize = min(nextRowIDBlockSize * 2, 1 << 16)
+    }
+
+    /// Takes the registry record another client saved (the store refreshed): the saved next
+    /// rowID and deleted rowIDs. RowIDs this session hands out stay in its block.
+    func adoptSavedRecord(_ record: ClassRecord) {
+        savedNextRowID = record.nextRowID
+        deletedRowIDs = record.deletedRowIDs
+        if !sharesRowIDs { nextRowID = max(nextRowID, record.nextRowID) }
     }
 
     /// Whether a saved record may exist for `rowID` (a reference to anything else reads as nil).

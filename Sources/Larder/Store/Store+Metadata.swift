@@ -36,6 +36,26 @@ extension Store {
                           newKey: encryptionRecord == nil ? configuration.encryptionKey : nil)
     }
 
+    /// Reads the registry, the sequence number, the history counts and the named-buffer count
+    /// again, after another client of a shared backend saved (``refresh()``). A change of the
+    /// encryption settings (another client changed the key) is refused: the store must be
+    /// opened again with the new key.
+    internal func reloadMetadata() throws {
+        let stored = try readMetadataTable()
+        let settings = try stored[EncryptionRecord.key].map { value in
+            var buffer = try Self.openEncryptionSettings(value)
+            return try Self.decodeMetadata("encryption") { try EncryptionRecord(decoding: &buffer) }
+        }
+        guard settings == encryptionRecord else {
+            throw StoreError.corruptMetadata(key: "encryption", reason: "another client changed the encryption settings: open the store again")
+        }
+        records = [:]
+        schemas = [:]
+        historyCounts = [:]
+        namedBufferCount = nil
+        _ = try loadRegistry(from: stored)
+    }
+
     /// Adds a put of the metadata record `key`, sealed with the store's key in an encrypted
     /// store (checksummed otherwise).
     internal func addMetadata(_ content: DataBuffer, forKey key: [UInt8], to batch: inout WriteBatch) throws {

@@ -33,6 +33,7 @@ extension Store {
         // A read-only store could never save the object: say so now, before a rowID is taken.
         guard !backend.isReadOnly else { throw StoreError.readOnly }
         let entry = try entry(for: type(of: object))
+        if entry.nextRowID >= entry.rowIDBlockEnd { try reserveRowIDBlock(for: entry) }
         object.attach(to: self, entry: entry, rowID: try entry.allocateRowID())
         object.hasContent = true
         entry.remember(object)
@@ -110,10 +111,33 @@ extension Store {
     /// subscribers of ``changes`` get its ``StoreChange``. If it throws, the store in memory is
     /// as it was before the call: still dirty, and the save can be retried.
     ///
+    /// On a shared backend, when another client saved first (``BackendError/conflict(reason:)``),
+    /// the store takes in that save (``refresh()``) and saves again; if the other client changed
+    /// or deleted an object this save changes, it throws ``StoreError/conflict(objects:)``
+    /// instead, having dropped those objects' changes (optimistic concurrency, checked on the
+    /// objects a save writes, as Core Data's optimistic locking does: not on those it only read).
+    ///
     /// ```swift
     /// try store.saveChanges()
     /// ```
     public func saveChanges() throws {
+        var tries = 0
+        while true {
+            do {
+                return try saveOnce()
+            } catch BackendError.conflict(let reason) {
+                tries += 1
+                guard tries < Self.saveTries else { throw BackendError.conflict(reason: reason) }
+                let conflicts = try takeInRemoteSaves().conflicts
+                if !conflicts.isEmpty { throw StoreError.conflict(objects: conflicts) }
+            }
+        }
+    }
+
+    /// How many times a save is tried while other clients keep saving first.
+    private static let saveTries = 16
+
+    private func saveOnce() throws {
         try checkOpen()
         guard enumerationDepth == 0 else { throw StoreError.saveDuringEnumeration }
         guard observationDepth == 0 else { throw StoreError.saveDuringObservation }
@@ -291,10 +315,30 @@ extension Store {
     /// The registry record of every class whose next rowID or deleted rowIDs changed, as it
     /// will be written: computed once, put in the batch, then adopted when the batch is applied.
     internal func changedRegistryRecords(newlyDeleted: [ObjectIdentifier: [UInt64]]) -> [(entry: ClassEntry, record: ClassRecord)] {
-        entriesByType.values.compactMap { entry in
+        var inserted: [ObjectIdentifier: [UInt64]] = [:]
+        if entriesByType.values.contains(where: \.sharesRowIDs) {
+            for object in insertedObjects where object.pendingChange == .inserted {
+                if let entry = object.entry, entry.sharesRowIDs { inserted[ObjectIdentifier(entry), default: []].append(object.rowID) }
+            }
+        }
+        return entriesByType.values.compactMap { entry in
             let deleted = newlyDeleted[ObjectIdentifier(entry)]
             guard entry.needsRecordWrite || deleted != nil else { return nil }
-            return (entry, entry.record(addingDeleted: deleted ?? []))
+            return (entry, entry.record(addingDeleted: deleted ?? [], inserted: inserted[ObjectIdentifier(entry)] ?? []))
+        }
+    }
+
+    /// Asks the backend for the next block of rowIDs of `entry`'s class (a shared backend
+    /// reserves one no other client is given); a backend that leaves rowIDs to the store is
+    /// asked once.
+    private func reserveRowIDBlock(for entry: ClassEntry) throws {
+        let floor = entry.rowIDBlockEnd == 0 ? entry.nextRowID : max(entry.nextRowID, entry.savedNextRowID)
+        if let block = try backend.reserveRowIDs(entry.nextRowIDBlockSize, in: entry.name, atLeast: floor) {
+            entry.adoptRowIDBlock(block)
+        } else if entry.rowIDBlockEnd == 0 {
+            entry.rowIDBlockEnd = .max
+        } else {
+            throw StoreError.rowIDsExhausted(class: entry.name)
         }
     }
 
@@ -311,7 +355,7 @@ extension Store {
             records[entry.name] = record
             entry.deletedRowIDs = record.deletedRowIDs
             entry.droppedRowIDs = []
-            entry.savedNextRowID = entry.nextRowID
+            entry.savedNextRowID = record.nextRowID
             entry.needsRecordWrite = false
         }
     }

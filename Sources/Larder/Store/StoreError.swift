@@ -113,6 +113,11 @@ public enum StoreError: Error, Equatable, Sendable {
     /// A version in a class's history is damaged, or names a save the store has not made or a
     /// rowID the class never handed out.
     case corruptHistory(class: String, rowID: UInt64, sequence: UInt64, reason: String)
+    /// Another client of a shared backend saved changes to objects this store had unsaved
+    /// changes to (rowIDs by class storage name): those changes of this store were dropped and
+    /// the objects show what the other client saved; the rest of the store's unsaved changes
+    /// are kept. Change the objects again and save, or leave them.
+    case conflict(objects: [String: [UInt64]])
 }
 
 extension StoreError: CustomStringConvertible {
@@ -161,6 +166,10 @@ extension StoreError: CustomStringConvertible {
         case let .historyNotKept(name): return "class \(name) does not keep history"
         case let .corruptHistory(name, rowID, sequence, reason):
             return "the version of \(name) \(rowID) saved by save \(sequence) is damaged: \(reason)"
+        case let .conflict(objects):
+            let listed = objects.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.sorted().map(String.init).joined(separator: ", "))" }
+            return "another client saved changes to objects this store had changed (\(listed.joined(separator: "; "))): "
+                + "their unsaved changes were dropped"
         }
     }
 }
