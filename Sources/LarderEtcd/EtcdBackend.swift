@@ -354,22 +354,44 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         let key = layout.rowIDCounterKey(table)
         let wanted = UInt64(max(1, count))
         for _ in 0 ..< 64 {
-            let found = try client.range(from: key, before: nil, revision: nil).records.first { $0.key == key }
-            var start = max(floor, 1)
-            if let found {
-                guard found.value.count == 8 else {
-                    throw EtcdError.malformedReply(endpoint: endpoints.joined(separator: ","), reason: "the rowID counter of \(table) is not 8 bytes")
-                }
-                start = max(start, found.value.reduce(0) { $0 << 8 | UInt64($1) })
-            }
+            let (counter, modified) = try rowIDCounter(key, of: table)
+            let start = max(floor, 1, counter ?? 0)
             let (end, overflow) = start.addingReportingOverflow(wanted)
-            guard !overflow else { return nil }
-            let value = (0 ..< 8).map { UInt8(truncatingIfNeeded: end >> (56 - 8 * UInt64($0))) }
-            let applied = try client.transaction(comparing: [.modifiedAt(found?.modRevision ?? 0, key: key)],
-                                                 success: [.put(value, forKey: key)])
-            if applied.succeeded { return start ..< end }
+            guard !overflow else { throw StoreError.rowIDsExhausted(class: table) }
+            if try setRowIDCounter(key, to: end, ifModifiedAt: modified) { return start ..< end }
         }
         throw EtcdError.refused(code: 10, message: "other clients kept reserving rowIDs of \(table) through 64 tries")
+    }
+
+    /// Moves the counter of `table` back to the start of `rowIDs` when it still stands at their
+    /// end (no client reserved after them).
+    ///
+    /// ```swift
+    /// try backend.returnRowIDs(7 ..< 65, in: "Song")
+    /// ```
+    public func returnRowIDs(_ rowIDs: Range<UInt64>, in table: String) throws {
+        try checkOpen()
+        let key = layout.rowIDCounterKey(table)
+        let (counter, modified) = try rowIDCounter(key, of: table)
+        guard counter == rowIDs.upperBound, !rowIDs.isEmpty else { return }
+        _ = try setRowIDCounter(key, to: rowIDs.lowerBound, ifModifiedAt: modified)
+    }
+
+    /// The value of a rowID counter (nil: none yet) and the revision it was last changed at.
+    private func rowIDCounter(_ key: [UInt8], of table: String) throws -> (value: UInt64?, modified: Int64) {
+        guard let found = try client.range(from: key, before: nil, revision: nil).records.first(where: { $0.key == key }) else {
+            return (nil, 0)
+        }
+        guard found.value.count == 8 else {
+            throw EtcdError.damagedRowIDCounter(table: table)
+        }
+        return (found.value.reduce(0) { $0 << 8 | UInt64($1) }, found.modRevision)
+    }
+
+    /// Sets a rowID counter if nobody changed it since `modified`; false when somebody did.
+    private func setRowIDCounter(_ key: [UInt8], to value: UInt64, ifModifiedAt modified: Int64) throws -> Bool {
+        let bytes = (0 ..< 8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
+        return try client.transaction(comparing: [.modifiedAt(modified, key: key)], success: [.put(bytes, forKey: key)]).succeeded
     }
 
     /// Marks the backend closed: later calls throw ``BackendError/closed``. The shared HTTP

@@ -37,6 +37,8 @@ public enum EtcdError: Error, Equatable, Sendable {
     case stagedCommitUnfinished(id: String, reason: String)
     /// A stored commit record or staged chunk does not decode.
     case damagedCommit(key: String, reason: String)
+    /// The counter from which clients reserve rowIDs of `table` is not 8 bytes.
+    case damagedRowIDCounter(table: String)
 }
 
 extension EtcdError: CustomStringConvertible {
@@ -57,6 +59,7 @@ extension EtcdError: CustomStringConvertible {
         case let .stagedCommitLost(id): return "staged commit \(id) was removed before it was published: nothing of it was saved"
         case let .stagedCommitUnfinished(id, reason): return "staged commit \(id) is saved but not yet copied into its tables (\(reason)): open the store again to finish it"
         case let .damagedCommit(key, reason): return "the staged commit record \(key) is damaged: \(reason)"
+        case let .damagedRowIDCounter(table): return "the rowID counter of \(table) is damaged (not 8 bytes)"
         }
     }
 }

@@ -6,8 +6,12 @@
 //           and for a put the value length (UInt32 big-endian) and value
 //   commit: "LEP1", chunk count (UInt32 big-endian), write count (UInt32 big-endian)
 
+import Larder
+
 enum EtcdStagedChunk {
-    static let chunkMagic: [UInt8] = Array("LEC1".utf8)
+    static let chunkMagic: [UInt8] = Array("LEC2".utf8)
+    /// The magic and the checksum before a chunk's writes.
+    static let headerSize = 8
     static let commitMagic: [UInt8] = Array("LEP1".utf8)
 
     /// The bytes a write takes in a chunk.
@@ -16,18 +20,28 @@ enum EtcdStagedChunk {
     /// `writes` cut into chunks of at most `capacity` bytes each (a write bigger than that alone).
     static func chunks(of writes: [EtcdWrite], capacity: Int) -> [[UInt8]] {
         var chunks: [[UInt8]] = []
-        var chunk = chunkMagic
+        var body: [UInt8] = []
         for write in writes {
-            if chunk.count > chunkMagic.count && chunk.count + size(of: write) > capacity {
-                chunks.append(chunk)
-                chunk = chunkMagic
+            if !body.isEmpty && headerSize + body.count + size(of: write) > capacity {
+                chunks.append(sealed(body))
+                body = []
             }
-            chunk.append(write.value == nil ? 2 : 1)
-            append(write.key, to: &chunk)
-            if let value = write.value { append(value, to: &chunk) }
+            body.append(write.value == nil ? 2 : 1)
+            append(write.key, to: &body)
+            if let value = write.value { append(value, to: &body) }
         }
-        if chunk.count > chunkMagic.count { chunks.append(chunk) }
+        if !body.isEmpty { chunks.append(sealed(body)) }
         return chunks
+    }
+
+    /// The chunk of `body`: the magic, its checksum, itself.
+    private static func sealed(_ body: [UInt8]) -> [UInt8] {
+        var chunk = chunkMagic
+        append(body, to: &chunk)
+        // The length slot holds the checksum instead: the body runs to the chunk's end.
+        let crc = body.withUnsafeBytes { Checksum.crc32($0) }
+        chunk.replaceSubrange(4 ..< 8, with: [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)])
+        return chunk
     }
 
     private static func append(_ bytes: [UInt8], to chunk: inout [UInt8]) {
@@ -38,8 +52,14 @@ enum EtcdStagedChunk {
 
     /// The writes of a chunk stored under `key`.
     static func writes(in chunk: [UInt8], key: String) throws -> [EtcdWrite] {
-        guard chunk.starts(with: chunkMagic) else { throw EtcdError.damagedCommit(key: key, reason: "not a staged chunk") }
-        var position = chunkMagic.count
+        guard chunk.count >= headerSize, chunk.starts(with: chunkMagic) else {
+            throw EtcdError.damagedCommit(key: key, reason: "not a staged chunk")
+        }
+        let stored = UInt32(chunk[4]) << 24 | UInt32(chunk[5]) << 16 | UInt32(chunk[6]) << 8 | UInt32(chunk[7])
+        guard chunk.withUnsafeBytes({ Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }) == stored else {
+            throw EtcdError.damagedCommit(key: key, reason: "the checksum does not match")
+        }
+        var position = headerSize
         var writes: [EtcdWrite] = []
         func bytes() throws -> [UInt8] {
             guard chunk.count - position >= 4 else { throw EtcdError.damagedCommit(key: key, reason: "a length past the end") }

@@ -136,14 +136,20 @@ import Testing
         #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: [1, 2, 3], key: "k") }
         #expect(throws: EtcdError.self) { try EtcdStagedChunk.counts(ofCommitRecord: Array("LEP1".utf8) + [0, 0], key: "k") }
         let writes = [EtcdWrite(key: [1, 2], value: [3]), EtcdWrite(key: [4], value: nil), EtcdWrite(key: [], value: [])]
-        let chunks = EtcdStagedChunk.chunks(of: writes, capacity: 20)
+        let chunks = EtcdStagedChunk.chunks(of: writes, capacity: 24)
         #expect(chunks.count == 2)
         #expect(try chunks.flatMap { try EtcdStagedChunk.writes(in: $0, key: "k") } == writes)
-        // Every truncation of a chunk decodes to fewer writes or throws, never traps.
+        // Every truncation of a chunk, and every flipped bit, is a typed error, never a trap nor
+        // writes under other keys.
         let whole = EtcdStagedChunk.chunks(of: writes, capacity: 1000)[0]
         for end in 0 ..< whole.count {
-            if let decoded = try? EtcdStagedChunk.writes(in: Array(whole[..<end]), key: "k") {
-                #expect(decoded.count < writes.count)
+            #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: Array(whole[..<end]), key: "k") }
+        }
+        for position in whole.indices {
+            for bit in 0 ..< 8 {
+                var damaged = whole
+                damaged[position] ^= 1 << bit
+                #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: damaged, key: "k") }
             }
         }
     }

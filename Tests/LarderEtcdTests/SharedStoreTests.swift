@@ -201,3 +201,42 @@ final class SharedNote: StoredObject {
         #expect(try reader.verify().problems.isEmpty)
     }
 }
+
+@Suite struct SharedRowIDTests {
+    private func open(_ prefix: String) throws -> Store {
+        let store = try Store(backend: EtcdTestStore.backend(prefix: prefix))
+        try store.register(SharedNote.self)
+        return store
+    }
+
+    private func inserted(into store: Store, _ text: String) throws -> UInt64 {
+        let note = SharedNote(text)
+        try store.insert(note)
+        return note.rowID
+    }
+
+    @Test func aClosingStoreGivesBackItsBlockOnlyWhenNobodyReservedAfterIt() throws {
+        let prefix = EtcdTestStore.freshPrefix("shared-blocks")
+        let a = try open(prefix)
+        let b = try open(prefix)
+        let fromA = try inserted(into: a, "a")
+        let fromB = try inserted(into: b, "b")
+        #expect(fromA == 1)
+        #expect(fromB > fromA)
+        try a.saveChanges()
+        try a.close()   // b reserved after a: a's block stays used up
+        let c = try open(prefix)
+        let fromC = try inserted(into: c, "c")
+        #expect(fromC > fromB)
+        try b.saveChanges()
+        try c.saveChanges()
+        try b.close()   // c reserved after b
+        try c.close()   // nobody after c: the rest of its block comes back
+        let d = try open(prefix)
+        #expect(try inserted(into: d, "d") == fromC + 1)
+        try d.saveChanges()
+        let texts = try d.allObjects(of: SharedNote.self).map(\.text)
+        #expect(texts == ["a", "b", "c", "d"])
+        #expect(try d.verify().problems.isEmpty)
+    }
+}

@@ -111,6 +111,11 @@ public protocol Backend: AnyObject {
     /// of a shared backend is ever given, or nil when the backend has no other clients (the
     /// default): the store then hands out rowIDs from its own count.
     func reserveRowIDs(_ count: Int, in table: String, atLeast floor: UInt64) throws -> Range<UInt64>?
+
+    /// Gives back the end of a block ``reserveRowIDs(_:in:atLeast:)`` gave, never handed out,
+    /// when no later block was reserved (a store closing): the next one begins there. Does
+    /// nothing otherwise, and by default.
+    func returnRowIDs(_ rowIDs: Range<UInt64>, in table: String) throws
 }
 
 extension Backend {
@@ -230,4 +235,11 @@ extension Backend {
     /// let block = try backend.reserveRowIDs(64, in: "Song", atLeast: 1)   // nil
     /// ```
     public func reserveRowIDs(_ count: Int, in table: String, atLeast floor: UInt64) throws -> Range<UInt64>? { nil }
+
+    /// Nothing was reserved, nothing comes back.
+    ///
+    /// ```swift
+    /// try backend.returnRowIDs(7 ..< 65, in: "Song")
+    /// ```
+    public func returnRowIDs(_ rowIDs: Range<UInt64>, in table: String) throws {}
 }

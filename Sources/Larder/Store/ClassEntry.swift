@@ -70,15 +70,16 @@ internal final class ClassEntry {
 
     /// The registry record as it will be saved, with `newlyDeleted` rowIDs added. With shared
     /// rowIDs, `inserted` (the rowIDs the save writes) keeps the record exact: its next rowID
-    /// rises to cover them, and every rowID below it that no save wrote (another client's block
-    /// left unused, or not saved yet) is counted deleted until a save writes it.
+    /// rises to cover them (and the rowIDs handed out and dropped), and every rowID below it
+    /// that no save wrote (another client's block left unused, or not saved yet) is counted
+    /// deleted until a save writes it.
     func record(addingDeleted newlyDeleted: [UInt64], inserted: [UInt64] = []) -> ClassRecord {
         let deleted = deletedRowIDs.union(newlyDeleted + droppedRowIDs)
         guard sharesRowIDs else {
             return ClassRecord(classID: classID, nextRowID: nextRowID, version: version, deletedRowIDs: deleted)
         }
         let written = RowIDRanges(sorting: inserted)
-        let top = max(savedNextRowID, (written.ranges.last?.upperBound ?? 0) + 1)
+        let top = max(savedNextRowID, (written.ranges.last?.upperBound ?? 0) + 1, (droppedRowIDs.max() ?? 0) + 1)
         let skipped = top > savedNextRowID ? RowIDRanges(validating: [savedNextRowID ... top - 1]) ?? RowIDRanges() : RowIDRanges()
         return ClassRecord(classID: classID, nextRowID: top, version: version,
                            deletedRowIDs: deleted.union(skipped).subtracting(written))

@@ -45,13 +45,9 @@ extension Store {
             try attachTextIndex(to: entry)
             try attachObjectIndexes(to: entry)
         }
-        var remote: [StoreChange]?
-        do {
-            remote = try changes(since: before)
-        } catch StoreError.changesNoLongerAvailable {
-            // The log no longer reaches back (or is off): every object may have changed.
-            remote = nil
-        }
+        // Nil when the log no longer reaches back (or is off, or a record of it does not read):
+        // then every object may have changed.
+        let remote = try? changes(since: before)
         let conflicts = remote.map(takeIn) ?? takeInUnknownChanges()
         if let remote {
             for change in remote {

@@ -242,6 +242,11 @@ public final class Store {
         if !backend.isReadOnly && entriesByType.values.contains(where: \.needsRecordWrite) {
             try saveChanges()
         }
+        // The unused end of each block of a shared backend's rowIDs goes back, if nobody
+        // reserved after it, so that the next session goes on from here (only a courtesy).
+        for entry in entriesByType.values where entry.sharesRowIDs && entry.nextRowID < entry.rowIDBlockEnd {
+            try? backend.returnRowIDs(entry.nextRowID ..< entry.rowIDBlockEnd, in: entry.name)
+        }
         dissolveAllRelationships()
         detachAllLiveObjects()
         isClosed = true
