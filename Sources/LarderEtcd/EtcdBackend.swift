@@ -1,8 +1,10 @@
 // EtcdBackend: a Backend on an etcd cluster, through the v3 JSON gateway (EtcdClient). Tables
 // are key ranges (EtcdKeyLayout); every read is made at the backend's pinned revision, so a store
-// sees one consistent state of the cluster, and values read are kept per revision so a repeated
-// read makes no network call. A batch that fits one transaction (EtcdLimits) is one transaction;
-// a bigger one is a staged commit (EtcdStagedCommit). docs/ARCHITECTURE.md, "The etcd backend".
+// sees one consistent state of the cluster, and values read are cached so a repeated read makes
+// no network call. A batch that fits one transaction (EtcdLimits) is one transaction; a bigger
+// one is a staged commit (EtcdStagedCommit). A watch of the prefix (EtcdWatch, into an
+// EtcdChangeLog) tells a refresh which keys other clients changed, so the cache outlives it but
+// for those keys, and feeds `remoteSaves`. docs/ARCHITECTURE.md, "The etcd backend".
 
 import AsyncHTTPClient
 import Larder
@@ -54,7 +56,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     /// try backend.refresh()   // backend.revision >= before
     /// ```
     public private(set) var revision: Int64 = 0
-    /// Values read (nil: absent) at `revision`, by full etcd key.
+    /// Values read (nil: absent), true at `revision`, by full etcd key.
     private var cache: [[UInt8]: [UInt8]?] = [:]
     private var cacheBytes = 0
     private let cacheLimit: Int
@@ -64,6 +66,30 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     private let pageSize: Int
     /// Where the next staged commit stops (tests only).
     package var interruption: StagedCommitInterruption?
+    /// The watch's record of the prefix's changes since `revision`.
+    private let changeLog: EtcdChangeLog
+    private var watch: EtcdWatch?
+
+    /// The revision of each save another client makes to the prefix, as the backend's watch sees
+    /// it (a revision after which history was lost, too: etcd compacted it away), never the
+    /// backend's own saves. Refresh the store on its own thread when one comes; the backend
+    /// never calls into the store. One stream, for one consumer; it keeps the newest 64
+    /// revisions not yet consumed, and ends when the backend is closed.
+    ///
+    /// ```swift
+    /// Task { @MainActor in
+    ///     for await _ in backend.remoteSaves { try store.refresh() }
+    /// }
+    /// ```
+    public let remoteSaves: AsyncStream<Int64>
+
+    /// How long, in seconds, ``refreshToNewestState()`` waits for the watch to deliver the
+    /// changes up to the newest revision before it answers that any key may have changed.
+    ///
+    /// ```swift
+    /// backend.watchCatchUpTimeout = 1
+    /// ```
+    public var watchCatchUpTimeout: Double = 5
 
     /// Opens the store under `prefix` on the cluster at `endpoints` (each a member's
     /// `http://host:port`), finishing a staged commit another client published but did not finish
@@ -92,37 +118,78 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         stagedCommit = EtcdStagedCommit(client: client, layout: layout, limits: limits)
         cacheLimit = cacheBytes
         pageSize = 512
-        try refresh(removingStagingOlderThan: stagingGracePeriod)
+        let (saves, continuation) = AsyncStream.makeStream(of: Int64.self, bufferingPolicy: .bufferingNewest(64))
+        remoteSaves = saves
+        let changeLog = EtcdChangeLog(layout: layout, remoteSaves: continuation)
+        self.changeLog = changeLog
+        do {
+            pin(try newestSettledRevision(removingStagingOlderThan: stagingGracePeriod), keepingCache: false)
+        } catch {
+            changeLog.close()
+            throw error
+        }
+        watch = EtcdWatch(endpoints: client.endpoints, from: layout.root, before: EtcdKeyLayout.end(ofPrefix: layout.root),
+                          startRevision: revision + 1) { changeLog.receive($0) }
+    }
+
+    deinit {
+        watch?.stop()
+        changeLog.close()
     }
 
     /// Moves the backend's reads to the cluster's newest revision (after finishing any staged
     /// commit published there), so that they see other clients' saves. For a bare backend: a
-    /// ``Store`` or document store keeps its own registry and caches from its open, so open it
-    /// again instead.
+    /// ``Store`` calls ``refreshToNewestState()`` through `Store.refresh()`.
     ///
     /// ```swift
     /// try backend.refresh()
     /// ```
     public func refresh() throws {
-        try checkOpen()
-        try refresh(removingStagingOlderThan: nil)
+        _ = try refreshToNewestState()
     }
 
     /// Moves the backend's reads to the cluster's newest revision, like ``refresh()``, and says
     /// whether another client saved to the prefix since the revision read so far (a save of
-    /// this backend's own moved it already). ``Store/refresh()`` calls it.
+    /// this backend's own moved it already) and which keys of which tables it wrote or deleted,
+    /// as the backend's watch saw them. The cached values of other keys stay (they are still
+    /// true); those keys' are dropped. When the watch cannot tell (etcd compacted the revisions
+    /// away, or the watch is down for ``watchCatchUpTimeout``) it answers `.changed(keys: nil)`
+    /// and empties the cache. `Store.refresh()` calls it.
     ///
     /// ```swift
-    /// if try backend.refreshToNewestState() != .unchanged { print("another client saved") }
+    /// if case .changed(let keys?) = try backend.refreshToNewestState() {
+    ///     print(keys["Song"]?.count ?? 0, "songs changed")
+    /// }
     /// ```
     public func refreshToNewestState() throws -> BackendRefresh {
         try checkOpen()
         let before = revision
-        try refresh(removingStagingOlderThan: nil)
-        return try stagedCommit.lastSaveRevision(at: revision) > before ? .changed(keys: nil) : .unchanged
+        let newest = try newestSettledRevision(removingStagingOlderThan: nil)
+        let lastSave = try stagedCommit.lastSaveRevision(at: newest)
+        // Tables change only in saves, and every save rewrites the save key.
+        guard lastSave > before else {
+            pin(newest, keepingCache: true)
+            return .unchanged
+        }
+        guard let changed = changeLog.changedKeys(after: before, through: newest, lastSave: lastSave,
+                                                  timeout: watchCatchUpTimeout) else {
+            pin(newest, keepingCache: false)
+            return .changed(keys: nil)
+        }
+        var keys: [String: Set<[UInt8]>] = [:]
+        for fullKey in changed {
+            forget(fullKey)
+            if let table = layout.table(ofKey: fullKey), let key = layout.tableKey(fullKey, in: table) {
+                keys[table, default: []].insert(Array(key))
+            }
+        }
+        pin(newest, keepingCache: true)
+        return .changed(keys: keys)
     }
 
-    private func refresh(removingStagingOlderThan gracePeriod: Double?) throws {
+    /// The cluster's newest revision at which no staged commit is published (finishing those
+    /// that are), removing stale staging when `gracePeriod` is given.
+    private func newestSettledRevision(removingStagingOlderThan gracePeriod: Double?) throws -> Int64 {
         // One read tells whether a commit record or staging exists at the newest revision (a
         // commit record sorts first). The backend pins a revision only where no commit record
         // exists: one is finished first, and the newest revision read again, since another
@@ -140,17 +207,23 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
                 removedStaging = true
                 if try stagedCommit.removeUnpublishedStaging(olderThan: gracePeriod) > 0 { continue }
             }
-            pin(found.revision, keepingCache: false)
-            return
+            return found.revision
         }
         throw EtcdError.refused(code: 9, message: "staged commits of other clients kept being published through ten tries")
     }
 
     private func pin(_ newRevision: Int64, keepingCache: Bool) {
         revision = newRevision
+        changeLog.pinned(newRevision)
         if !keepingCache {
             cache.removeAll(keepingCapacity: true)
             cacheBytes = 0
+        }
+    }
+
+    private func forget(_ key: [UInt8]) {
+        if let value = cache.removeValue(forKey: key) {
+            cacheBytes -= key.count + (value?.count ?? 0) + 48
         }
     }
 
@@ -159,6 +232,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
             cache.removeAll(keepingCapacity: true)
             cacheBytes = 0
         }
+        forget(key)
         cache[key] = .some(value)
         cacheBytes += key.count + (value?.count ?? 0) + 48
     }
@@ -300,12 +374,17 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
             throw EtcdError.recordTooLarge(table: layout.table(ofKey: write.key) ?? "", size: write.value?.count ?? 0, limit: limits.maximumRequestBytes)
         }
         let transactions = EtcdWrite.transactions(writes, limits: limits)
+        // The watch will see this save's put of the save key: it is not another client's.
+        changeLog.ownSaveBegins(readAt: revision)
+        var madeRevision: Int64?
+        defer { changeLog.ownSaveEnds(through: madeRevision) }
         if transactions.count == 1 {
             try applyInOneTransaction(writes)
         } else {
             let newRevision = try stagedCommit.commit(writes, readRevision: revision, stoppingAt: interruption)
             pin(newRevision, keepingCache: false)
         }
+        madeRevision = revision
     }
 
     /// One transaction, on condition that no staged commit is published (one published is
@@ -394,8 +473,8 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         return try client.transaction(comparing: [.modifiedAt(modified, key: key)], success: [.put(bytes, forKey: key)]).succeeded
     }
 
-    /// Marks the backend closed: later calls throw ``BackendError/closed``. The shared HTTP
-    /// client needs no shutdown.
+    /// Marks the backend closed: later calls throw ``BackendError/closed``; stops its watch and
+    /// ends ``remoteSaves``. The shared HTTP clients need no shutdown.
     ///
     /// ```swift
     /// try backend.close()
@@ -403,11 +482,19 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     public func close() throws {
         isClosed = true
         cache.removeAll()
+        watch?.stop()
+        watch = nil
+        changeLog.close()
     }
 
     /// What a range read that answered a key outside the range it asked for throws.
     private var keyOutsideTheRange: EtcdError {
         .malformedReply(endpoint: client.endpoints.joined(separator: ","), reason: "a range read answered a key outside the range")
+    }
+
+    /// Stops the backend's watch, as if it could not reach the cluster (tests only).
+    package func stopWatching() {
+        watch?.stop()
     }
 
     private func checkOpen() throws {

@@ -1,0 +1,102 @@
+// EtcdBackend.refreshToNewestState() against the real cluster: it names exactly the keys other
+// clients wrote or deleted (by table, whatever the save's size), not the backend's own; the
+// cache outlives it for every other key (a read of one makes no network call: the cluster is
+// stopped and it still answers); and when the watch cannot tell, it says so and empties the cache.
+
+import EtcdTestSupport
+import Foundation
+import Larder
+import Testing
+@testable import LarderEtcd
+
+@Suite struct EtcdRefreshTests {
+    @Test func aRefreshNamesExactlyTheKeysAnotherClientWroteOrDeleted() throws {
+        let prefix = EtcdTestStore.freshPrefix("changed")
+        let other = try EtcdTestStore.backend(prefix: prefix)
+        var first = WriteBatch()
+        for key: UInt8 in 1 ... 4 { first.put([key], forKey: [key], in: "t") }
+        first.put([9], forKey: [9], in: "u")
+        try other.apply(first)
+        let backend = try EtcdTestStore.backend(prefix: prefix)
+        #expect(try backend.refreshToNewestState() == .unchanged)
+
+        var second = WriteBatch()
+        second.put([20], forKey: [2], in: "t")
+        second.removeValue(forKey: [3], in: "t")
+        second.put([1], forKey: [0, 1], in: "a/b%")
+        second.removeValue(forKey: [7], in: "u")   // absent: nothing changes
+        try other.apply(second)
+        var third = WriteBatch()
+        third.put([21], forKey: [2], in: "t")
+        third.removeValue(forKey: [9], in: "u")
+        try other.apply(third)
+        #expect(try backend.refreshToNewestState() == .changed(keys: ["t": [[2], [3]], "a/b%": [[0, 1]], "u": [[9]]]))
+        #expect(try backend.withValue(forKey: [2], in: "t") { $0.map(Array.init) } == [21])
+        #expect(try backend.refreshToNewestState() == .unchanged)
+
+        // Its own save is not another client's change; the other client's refresh names its keys.
+        var own = WriteBatch()
+        own.put([10], forKey: [1], in: "t")
+        try backend.apply(own)
+        #expect(try backend.refreshToNewestState() == .unchanged)
+        #expect(try other.refreshToNewestState() == .changed(keys: ["t": [[1]]]))
+    }
+
+    @Test func aStagedCommitOfAnotherClientIsNamedKeyByKey() throws {
+        let prefix = EtcdTestStore.freshPrefix("stagedchanges")
+        let other = try EtcdTestStore.backend(prefix: prefix, limits: EtcdLimits(maximumOperations: 4, maximumRequestBytes: 4096))
+        let backend = try EtcdTestStore.backend(prefix: prefix)
+        var batch = WriteBatch()
+        for key: UInt8 in 0 ..< 40 { batch.put([key, key], forKey: [key], in: "big") }
+        try other.apply(batch)
+        #expect(try backend.refreshToNewestState() == .changed(keys: ["big": Set((0 ..< 40).map { [UInt8($0)] })]))
+        #expect(try backend.recordCount(in: "big") == 40)
+    }
+
+    @Test func theCacheOutlivesARefreshButForTheChangedKeys() throws {
+        // A cluster of its own, stopped after the refresh: what the backend still answers can
+        // only come from its cache.
+        let cluster = try EtcdCluster(memberCount: 1)
+        defer { cluster.stop() }
+        let writer = try EtcdBackend(endpoints: cluster.endpoints, prefix: "kept", failoverTime: 0.5)
+        var batch = WriteBatch()
+        for key: UInt8 in 1 ... 3 { batch.put([key], forKey: [key], in: "t") }
+        try writer.apply(batch)
+        let reader = try EtcdBackend(endpoints: cluster.endpoints, prefix: "kept", failoverTime: 0.5)
+        for key: UInt8 in 1 ... 3 {
+            #expect(try reader.withValue(forKey: [key], in: "t") { $0.map(Array.init) } == [key])
+        }
+        #expect(try reader.withValue(forKey: [4], in: "t") { $0 == nil })
+        var change = WriteBatch()
+        change.put([22], forKey: [2], in: "t")
+        change.put([44], forKey: [4], in: "t")
+        try writer.apply(change)
+        #expect(try reader.refreshToNewestState() == .changed(keys: ["t": [[2], [4]]]))
+        #expect(try reader.withValue(forKey: [2], in: "t") { $0.map(Array.init) } == [22])
+        #expect(try reader.withValue(forKey: [4], in: "t") { $0.map(Array.init) } == [44])
+        cluster.stop()
+        // Unchanged keys, read before the refresh, need no network; an unread one does.
+        #expect(try reader.withValue(forKey: [1], in: "t") { $0.map(Array.init) } == [1])
+        #expect(try reader.withValue(forKey: [3], in: "t") { $0.map(Array.init) } == [3])
+        #expect(throws: EtcdError.self) { try reader.withValue(forKey: [5], in: "t") { $0 == nil } }
+    }
+
+    @Test func whenTheWatchCannotTellARefreshSaysAnyKeyMayHaveChangedAndEmptiesTheCache() throws {
+        let cluster = try EtcdCluster(memberCount: 1)
+        defer { cluster.stop() }
+        let writer = try EtcdBackend(endpoints: cluster.endpoints, prefix: "unknown", failoverTime: 0.5)
+        var batch = WriteBatch()
+        batch.put([1], forKey: [1], in: "t")
+        try writer.apply(batch)
+        let reader = try EtcdBackend(endpoints: cluster.endpoints, prefix: "unknown", failoverTime: 0.5)
+        #expect(try reader.withValue(forKey: [1], in: "t") { $0.map(Array.init) } == [1])
+        reader.stopWatching()
+        reader.watchCatchUpTimeout = 0.5
+        var change = WriteBatch()
+        change.put([2], forKey: [2], in: "t")
+        try writer.apply(change)
+        #expect(try reader.refreshToNewestState() == .changed(keys: nil))
+        cluster.stop()
+        #expect(throws: EtcdError.self) { try reader.withValue(forKey: [1], in: "t") { $0 == nil } }
+    }
+}
