@@ -17,7 +17,6 @@
 
 import AsyncHTTPClient
 import Foundation
-import Larder
 import NIOCore
 import NIOHTTP1
 
@@ -149,7 +148,7 @@ private final class WatchConnection: HTTPClientResponseDelegate, @unchecked Send
     private let endpoint: String
     private var position: WatchPosition
     private var lines: EtcdStreamLines
-    private var reader: LineReader
+    private var reader: EtcdWatchLineReader
     private weak var watch: EtcdWatch?
     /// How the connection ended, once it did (later calls are ignored).
     private var ending: WatchEnding?
@@ -158,7 +157,7 @@ private final class WatchConnection: HTTPClientResponseDelegate, @unchecked Send
         self.endpoint = endpoint
         self.position = position
         lines = EtcdStreamLines(maximumLength: maximumLineLength)
-        reader = LineReader(endpoint: endpoint, key: key, end: end)
+        reader = EtcdWatchLineReader(endpoint: endpoint, key: key, end: end)
         self.watch = watch
     }
 
@@ -203,102 +202,5 @@ private final class WatchConnection: HTTPClientResponseDelegate, @unchecked Send
         guard self.ending == nil else { return }
         self.ending = ending
         watch?.connectionEnded(ending, endpoint: endpoint, at: position)
-    }
-}
-
-/// How one connection ended.
-private enum WatchEnding {
-    /// Reconnect to the same endpoint from the new next revision (after a compaction).
-    case again
-    /// Reconnect from the newest revision, reporting what lies between as lost.
-    case skipToNewest
-    /// The connection failed: try the next endpoint.
-    case failed(String)
-}
-
-/// Where the watch stands: the revision it is to deliver next, and whether it must skip to
-/// the newest one.
-private struct WatchPosition {
-    var next: Int64
-    var skipping = false
-}
-
-/// Makes updates of the lines of one connection.
-private struct LineReader {
-    let endpoint: String
-    let key: [UInt8]
-    let end: [UInt8]
-    private let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return decoder
-    }()
-    /// The events of a response split into fragments, until its last fragment.
-    private var fragments: [EtcdWatchEvent] = []
-
-    init(endpoint: String, key: [UInt8], end: [UInt8]) {
-        self.endpoint = endpoint
-        self.key = key
-        self.end = end
-    }
-
-    /// Reads one line: delivers what it holds and moves `position`; returns how the connection
-    /// ends when the line ends it.
-    mutating func read(_ line: [UInt8], position: inout WatchPosition, deliver: (EtcdWatchUpdate) -> Void) throws -> WatchEnding? {
-        let decoded: WatchStreamLine
-        do {
-            decoded = try decoder.decode(WatchStreamLine.self, from: Data(line))
-        } catch {
-            throw malformed("\(error) in '\(String(decoding: line.prefix(120), as: UTF8.self))'")
-        }
-        if let failure = decoded.error {
-            return .failed("etcd: \(failure.message ?? "code \(failure.grpcCode ?? 0)")")
-        }
-        guard let result = decoded.result else { throw malformed("a line with neither result nor error") }
-        if let compacted = result.compactRevision?.value, compacted > 0 {
-            guard compacted > position.next else { throw malformed("compacted at \(compacted), before the watch's start \(position.next)") }
-            deliver(.historyLost(from: position.next, through: compacted - 1))
-            position.next = compacted
-            return .again
-        }
-        if result.canceled == true {
-            return .failed("the watch was canceled: \(result.cancelReason ?? "no reason given")")
-        }
-        if result.created == true {
-            if position.skipping {
-                guard let newest = result.header?.revision?.value, newest >= position.next - 1 else {
-                    throw malformed("a created watch without a usable header revision")
-                }
-                if newest >= position.next { deliver(.historyLost(from: position.next, through: newest)) }
-                position.next = newest + 1
-                position.skipping = false
-            }
-            deliver(.watching(endpoint: endpoint, from: position.next))
-        }
-        for event in result.events ?? [] {
-            fragments.append(try checked(event, after: fragments.last?.revision ?? position.next))
-        }
-        if result.fragment != true, let last = fragments.last {
-            deliver(.events(fragments))
-            position.next = last.revision + 1
-            fragments = []
-        }
-        return nil
-    }
-
-    /// The event, if its key lies in the watched range and its revision is at or after `floor`.
-    private func checked(_ event: WatchEventReply, after floor: Int64) throws -> EtcdWatchEvent {
-        guard let keyValue = event.kv, let text = keyValue.key, let key = Base64.decode(text) else {
-            throw malformed("an event without a base64 key")
-        }
-        guard !ByteOrder.less(key, self.key), ByteOrder.less(key, end) else { throw malformed("an event outside the watched range") }
-        guard let revision = keyValue.modRevision?.value, revision >= floor else {
-            throw malformed("an event whose revision is missing or goes back (before \(floor))")
-        }
-        return EtcdWatchEvent(kind: event.type == .delete ? .delete : .put, key: key, revision: revision)
-    }
-
-    private func malformed(_ reason: String) -> EtcdError {
-        .malformedReply(endpoint: endpoint, reason: reason)
     }
 }
