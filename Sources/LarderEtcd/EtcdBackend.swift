@@ -400,11 +400,12 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
                             .unchangedSince(revision, key: layout.saveKey)],
                 success: operations)
             if applied.succeeded {
-                // Nobody else wrote between the pinned revision and this one: the cached values
-                // stay true, with this batch's.
-                let keepsCache = applied.revision == revision + 1
-                pin(applied.revision, keepingCache: keepsCache)
-                if keepsCache { for write in writes { remember(write.value, forKey: write.key) } }
+                // No other client changed a table between the pinned revision and this one (its
+                // save would have moved the save key; a staged commit published before the pinned
+                // revision was finished before it): the cached values stay true, with this
+                // batch's. Revisions in between are other prefixes' writes, or staging.
+                pin(applied.revision, keepingCache: true)
+                for write in writes { remember(write.value, forKey: write.key) }
                 return
             }
             try stagedCommit.finishPublishedCommits()

@@ -81,6 +81,31 @@ import Testing
         #expect(throws: EtcdError.self) { try reader.withValue(forKey: [5], in: "t") { $0 == nil } }
     }
 
+    @Test func anOwnSaveKeepsTheCacheThoughOtherPrefixesWroteMeanwhile() throws {
+        let cluster = try EtcdCluster(memberCount: 1)
+        defer { cluster.stop() }
+        let backend = try EtcdBackend(endpoints: cluster.endpoints, prefix: "own", failoverTime: 0.5)
+        let neighbour = try EtcdBackend(endpoints: cluster.endpoints, prefix: "neighbour", failoverTime: 0.5)
+        var batch = WriteBatch()
+        batch.put([1], forKey: [1], in: "t")
+        try backend.apply(batch)
+        let read = backend.revision
+        #expect(try backend.withValue(forKey: [1], in: "t") { $0.map(Array.init) } == [1])
+        #expect(try backend.withValue(forKey: [3], in: "t") { $0 == nil })
+        var elsewhere = WriteBatch()
+        elsewhere.put([9], forKey: [9], in: "t")
+        try neighbour.apply(elsewhere)
+        var own = WriteBatch()
+        own.put([2], forKey: [2], in: "t")
+        try backend.apply(own)
+        #expect(backend.revision > read + 1)
+        cluster.stop()
+        #expect(try backend.withValue(forKey: [1], in: "t") { $0.map(Array.init) } == [1])
+        #expect(try backend.withValue(forKey: [2], in: "t") { $0.map(Array.init) } == [2])
+        #expect(try backend.withValue(forKey: [3], in: "t") { $0 == nil })
+        #expect(throws: EtcdError.self) { try backend.withValue(forKey: [4], in: "t") { $0 == nil } }
+    }
+
     @Test func whenTheWatchCannotTellARefreshSaysAnyKeyMayHaveChangedAndEmptiesTheCache() throws {
         let cluster = try EtcdCluster(memberCount: 1)
         defer { cluster.stop() }
