@@ -30,4 +30,15 @@ final class CollectionFeed: Sendable {
         feed.publish(DocumentChange(sequence: sequence, inserted: inserted.map(RowID.init(clamping:)),
                                     updated: updated.sorted(), removed: removed.sorted()))
     }
+
+    /// Numbers the writes of other clients that a refresh took in (which documents they
+    /// changed is not known) and sends every subscriber a gap marker for them: read again.
+    func publishChangesOfOtherClients() {
+        let sequence = lastSequence.withLock { last -> UInt64 in
+            last += 1
+            return last
+        }
+        guard feed.hasSubscribers else { return }
+        feed.publish(DocumentChange(missed: sequence ... sequence))
+    }
 }

@@ -101,6 +101,12 @@ final class SharedBackend: IndexTableStorage, @unchecked Sendable {
         try locked { try backend.compact() }
     }
 
+    /// Moves the backend's reads to the newest state of its storage (see
+    /// ``Backend/refreshToNewestState()``).
+    func refreshToNewestState() throws -> BackendRefresh {
+        try locked { try backend.refreshToNewestState() }
+    }
+
     func close() throws {
         try locked { try backend.close() }
     }
