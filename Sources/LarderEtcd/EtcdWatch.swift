@@ -46,6 +46,8 @@ final class EtcdWatch: @unchecked Sendable {
     private var endpointIndex = 0
     private var connection: HTTPClient.Task<Void>?
     private var isStopped = false
+    /// Connections that failed since the last one etcd accepted.
+    private var failuresInARow = 0
 
     /// Starts watching; `deliver` is called with each update, one at a time, in order, on an
     /// event-loop thread of the HTTP client (it must not block, nor call back into the watch).
@@ -107,6 +109,7 @@ final class EtcdWatch: @unchecked Sendable {
     fileprivate func deliverUpdate(_ update: EtcdWatchUpdate) {
         lock.lock()
         let stopped = isStopped
+        if case .watching = update { failuresInARow = 0 }
         lock.unlock()
         if !stopped { deliver(update) }
     }
@@ -126,8 +129,10 @@ final class EtcdWatch: @unchecked Sendable {
             self.position.skipping = true
         case .failed:
             endpointIndex = (endpointIndex + 1) % endpoints.count
-            // The cluster may be electing, or every member down.
-            pause = .milliseconds(100)
+            // The cluster may be electing, or every member down: 100 ms, doubled after each
+            // round of the endpoints that all failed, up to 3.2 s.
+            failuresInARow += 1
+            pause = .milliseconds(100 << min(5, (failuresInARow - 1) / endpoints.count))
         }
         lock.unlock()
         if stopped { return }
