@@ -43,7 +43,7 @@ struct EtcdStagedCommit {
     let limits: EtcdLimits
 
     /// Applies `writes` as a staged commit, unless another client saved after `readRevision`
-    /// (``EtcdError/conflict(revision:)``), and returns the revision after it is finished.
+    /// (`BackendError.conflict`), and returns the revision after it is finished.
     func commit(_ writes: [EtcdWrite], readRevision: Int64,
                 stoppingAt interruption: StagedCommitInterruption?) throws -> Int64 {
         let id = Self.newID()

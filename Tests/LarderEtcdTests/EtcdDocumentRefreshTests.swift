@@ -85,7 +85,12 @@ import Testing
         _ = try notes.insert(["n": .int(1)])
         let theirs = try DocumentStore(backend: EtcdTestStore.backend(prefix: prefix))
         _ = try theirs.collection("notes").insert(["n": .int(2)])
-        #expect(throws: EtcdError.self) { try notes.insert(["n": .int(3)]) }
+        #expect {
+            _ = try notes.insert(["n": .int(3)])
+        } throws: { error in
+            guard case BackendError.conflict = error else { return false }
+            return true
+        }
         #expect(try mine.refresh())
         _ = try notes.insert(["n": .int(3)])
         #expect(try notes.count() == 3)
