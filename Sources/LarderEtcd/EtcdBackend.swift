@@ -7,6 +7,7 @@
 // for those keys, and feeds `remoteSaves`. docs/ARCHITECTURE.md, "The etcd backend".
 
 import AsyncHTTPClient
+import Foundation
 import Larder
 
 /// A ``Backend`` whose tables live in an etcd cluster (etcd 3.4 or later, its v3 JSON gateway).
@@ -66,6 +67,10 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     private let pageSize: Int
     /// Where the next staged commit stops (tests only).
     package var interruption: StagedCommitInterruption?
+    /// The next save's transaction (or staged commit's publishing one) is sent twice and the
+    /// first reply dropped, as when a reply is lost and the client sends the request again
+    /// (tests only).
+    package var losesNextSaveReply = false
     /// The watch's record of the prefix's changes since `revision`.
     private let changeLog: EtcdChangeLog
     private var watch: EtcdWatch?
@@ -381,7 +386,10 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         if transactions.count == 1 {
             try applyInOneTransaction(writes)
         } else {
-            let newRevision = try stagedCommit.commit(writes, readRevision: revision, stoppingAt: interruption)
+            let losingFirstReply = losesNextSaveReply
+            losesNextSaveReply = false
+            let newRevision = try stagedCommit.commit(writes, readRevision: revision, stoppingAt: interruption,
+                                                      losingFirstReply: losingFirstReply)
             pin(newRevision, keepingCache: false)
         }
         madeRevision = revision
@@ -390,21 +398,29 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     /// One transaction, on condition that no staged commit is published (one published is
     /// finished first, then this one tried again) and that no other client saved since the
     /// backend's revision (else a conflict).
+    /// The save key is given a mark of this save, so that a transaction whose reply was lost
+    /// and which the client sent again (EtcdClient fails over) is known to have landed.
     private func applyInOneTransaction(_ writes: [EtcdWrite]) throws {
         let commits = layout.commitRoot
+        let mark = Array(UUID().uuidString.utf8)
         var operations = writes.map(\.operation)
-        operations.append(.put([], forKey: layout.saveKey))
+        operations.append(.put(mark, forKey: layout.saveKey))
+        if losesNextSaveReply {
+            losesNextSaveReply = false
+            _ = try client.transaction(comparing: [.noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits)),
+                                                   .unchangedSince(revision, key: layout.saveKey)], success: operations)
+        }
         for _ in 0 ..< 3 {
             let applied = try client.transaction(
                 comparing: [.noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits)),
                             .unchangedSince(revision, key: layout.saveKey)],
                 success: operations)
-            if applied.succeeded {
+            if let landed = applied.succeeded ? applied.revision : try stagedCommit.landedSave(marked: mark) {
                 // No other client changed a table between the pinned revision and this one (its
                 // save would have moved the save key; a staged commit published before the pinned
                 // revision was finished before it): the cached values stay true, with this
                 // batch's. Revisions in between are other prefixes' writes, or staging.
-                pin(applied.revision, keepingCache: true)
+                pin(landed, keepingCache: true)
                 for write in writes { remember(write.value, forKey: write.key) }
                 return
             }

@@ -45,7 +45,7 @@ struct EtcdStagedCommit {
     /// Applies `writes` as a staged commit, unless another client saved after `readRevision`
     /// (`BackendError.conflict`), and returns the revision after it is finished.
     func commit(_ writes: [EtcdWrite], readRevision: Int64,
-                stoppingAt interruption: StagedCommitInterruption?) throws -> Int64 {
+                stoppingAt interruption: StagedCommitInterruption?, losingFirstReply: Bool = false) throws -> Int64 {
         let id = Self.newID()
         let chunks = EtcdStagedChunk.chunks(of: writes, capacity: limits.usableBytes - 256)
         for (index, chunk) in chunks.enumerated() {
@@ -53,7 +53,7 @@ struct EtcdStagedCommit {
         }
         if interruption == .afterStaging { throw StagedCommitInterrupted(id: id) }
         try publish(id, record: EtcdStagedChunk.commitRecord(chunkCount: chunks.count, writeCount: writes.count),
-                    readRevision: readRevision)
+                    readRevision: readRevision, losingFirstReply: losingFirstReply)
         if interruption == .afterPublishing { throw StagedCommitInterrupted(id: id) }
         var stop: Int?
         if case .afterRollingForward(let count)? = interruption { stop = count }
@@ -74,19 +74,23 @@ struct EtcdStagedCommit {
         return finished
     }
 
-    private func publish(_ id: String, record: [UInt8], readRevision: Int64) throws {
+    /// Publishes commit `id`; the save key holds the id, so that a publish whose reply was lost
+    /// and whose request was sent again (EtcdClient fails over) is known for what it is.
+    private func publish(_ id: String, record: [UInt8], readRevision: Int64, losingFirstReply: Bool) throws {
         let commits = layout.commitRoot
         let staging = layout.stagingPrefix(id)
         func removeStaging() {
             _ = try? client.transaction(comparing: [], success: [.deleteAll(under: staging)])
         }
+        let compare: [TransactionComparison] = [.exists(layout.chunkKey(id, index: 0)),
+                                                .noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits)),
+                                                .unchangedSince(readRevision, key: layout.saveKey)]
+        let success: [TransactionOperation] = [.put(record, forKey: layout.commitKey(id)), .put(Array(id.utf8), forKey: layout.saveKey)]
+        if losingFirstReply { _ = try client.transaction(comparing: compare, success: success) }
         for _ in 0 ..< 3 {
-            let published = try client.transaction(
-                comparing: [.exists(layout.chunkKey(id, index: 0)),
-                            .noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits)),
-                            .unchangedSince(readRevision, key: layout.saveKey)],
-                success: [.put(record, forKey: layout.commitKey(id)), .put([], forKey: layout.saveKey)])
+            let published = try client.transaction(comparing: compare, success: success)
             if published.succeeded { return }
+            if try landedSave(marked: Array(id.utf8)) != nil { return }
             // Another commit is published (finish it first), another client saved (a conflict),
             // or a clean-up removed this one's staging.
             let finished = try finishPublishedCommits()
@@ -98,6 +102,14 @@ struct EtcdStagedCommit {
         }
         removeStaging()
         throw EtcdError.stagedCommitLost(id: id)
+    }
+
+    /// The revision of the last save when the save key holds `mark` (the save that put it
+    /// landed, whatever its reply said), else nil.
+    func landedSave(marked mark: [UInt8]) throws -> Int64? {
+        guard let last = try client.range(from: layout.saveKey, before: nil, revision: nil).records.first(where: { $0.key == layout.saveKey }),
+              last.value == mark else { return nil }
+        return last.modRevision
     }
 
     /// The revision of the store's last save (0 before the first).

@@ -44,6 +44,23 @@ import Testing
         #expect(try values(EtcdTestStore.backend(prefix: prefix))[0] == 3)
     }
 
+    @Test(arguments: [2, 40])
+    func aSaveWhoseReplyIsLostAndWhichIsSentAgainIsNoConflict(keys: Int) throws {
+        // EtcdClient sends a request again on another member when a reply does not come: the
+        // first may have landed. The save key's mark tells the backend its save did.
+        let prefix = EtcdTestStore.freshPrefix("lostreply")
+        let small = EtcdLimits(maximumOperations: 8, maximumRequestBytes: 4096)   // 40 keys: a staged commit
+        let backend = try EtcdTestStore.backend(prefix: prefix, limits: small)
+        try backend.apply(put(1, keys: 0 ..< keys))
+        backend.losesNextSaveReply = true
+        try backend.apply(put(2, keys: 0 ..< keys))
+        let expected = Dictionary(uniqueKeysWithValues: (0 ..< keys).map { (UInt8($0), UInt8(2)) })
+        #expect(try values(backend) == expected)
+        #expect(try values(EtcdTestStore.backend(prefix: prefix)) == expected)
+        try backend.apply(put(3, keys: 0 ..< 1))
+        #expect(try values(EtcdTestStore.backend(prefix: prefix))[0] == 3)
+    }
+
     @Test func aClientsOwnSavesNeverConflict() throws {
         let backend = try EtcdTestStore.backend(prefix: EtcdTestStore.freshPrefix("own"))
         for value in 1 ... 5 { try backend.apply(put(UInt8(value), keys: 0 ..< 3)) }
