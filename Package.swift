@@ -16,6 +16,9 @@ let package = Package(
         .library(name: "PowerCut", type: .dynamic, targets: ["PowerCut"]),
         // The seeded generator the tests and the speed-test package (SpeedTests/) share.
         .library(name: "LarderTestSupport", targets: ["LarderTestSupport"]),
+        // The 3-member etcd cluster on loopback the tests start; the speed tests (SpeedTests/)
+        // start one for their etcd engines.
+        .library(name: "EtcdTestSupport", targets: ["EtcdTestSupport"]),
         // The command-line tool: inspect and maintain a store from the shell (docs/TOOL.md).
         .executable(name: "larder", targets: ["LarderTool"]),
     ],

@@ -10,6 +10,8 @@ let package = Package(
     dependencies: [
         .package(name: "Larder", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The raw etcd client of the etcd engines (EtcdRawClient), on the HTTP client LarderEtcd uses.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -32,7 +34,8 @@ let package = Package(
         .executableTarget(
             name: "LarderSpeedTest",
             dependencies: [.product(name: "Larder", package: "Larder"), .product(name: "LarderDocuments", package: "Larder"),
-                           .product(name: "LarderModel", package: "Larder"), "SpeedSupport"],
+                           .product(name: "LarderModel", package: "Larder"), .product(name: "LarderEtcd", package: "Larder"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"), "SpeedSupport"],
             path: "LarderSpeedTest"
         ),
         .executableTarget(
@@ -52,7 +55,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SpeedCompare",
-            dependencies: ["SpeedSupport"],
+            dependencies: ["SpeedSupport", .product(name: "EtcdTestSupport", package: "Larder")],
             path: "SpeedCompare"
         ),
         // Runs every engine's executable at a tiny scale (`make test` runs it too): a broken
@@ -61,7 +64,9 @@ let package = Package(
             name: "SpeedSmokeTests",
             dependencies: ["LarderSpeedTest", "SQLiteSpeedTest", "GRDBSpeedTest", "TokyoCabinetSpeedTest", "SpeedCompare",
                            // The interchange round trips over the stores the Larder workloads make.
-                           .product(name: "Larder", package: "Larder"), .product(name: "LarderDocuments", package: "Larder")],
+                           .product(name: "Larder", package: "Larder"), .product(name: "LarderDocuments", package: "Larder"),
+                           // The etcd engines run on the test cluster.
+                           .product(name: "EtcdTestSupport", package: "Larder")],
             path: "Tests/SpeedSmokeTests"
         ),
     ],

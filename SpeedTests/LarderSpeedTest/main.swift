@@ -1,22 +1,42 @@
-// LarderSpeedTest: the speed-test workloads on Larder, one per run (see SpeedSupport).
+// LarderSpeedTest: the speed-test workloads on Larder, one per run (see SpeedSupport); the BNR
+// workloads also on an etcd cluster, by Larder (EtcdBackend) or by the raw etcd client
+// replaying Larder's backend calls (EngineMode, RawEtcdRun).
 
 import Foundation
 import Larder
+import LarderEtcd
 import SpeedSupport
 
+let engineMode: EngineMode = {
+    guard let mode = EngineMode.fromEnvironment() else { exit(2) }
+    return mode
+}()
 let arguments = SpeedArguments.parse(engine: "Larder")
-let reporter = SpeedReporter(engine: "Larder", arguments: arguments)
+let reporter = SpeedReporter(engine: engineMode.engineName, arguments: arguments)
+let rawRun = engineMode.rawEndpoint.map(RawEtcdRun.init)
 let sizes = arguments.sizes
 let complexPath = (arguments.directory as NSString).appendingPathComponent("complex.larder")
 let simplePath = (arguments.directory as NSString).appendingPathComponent("simple.larder")
 
+/// The store at `path`: its files, or (the etcd engines, unless `onFiles`) its keys on etcd
+/// (EngineMode.etcdPrefix), or the raw engine's TracingBackend for the path.
 func openStore(_ path: String, playlists: StoredObject.Type = Playlist.self,
-               encryptionKey: String? = ProcessInfo.processInfo.environment["LARDER_ENCRYPTION_KEY"]) throws -> Store {
+               encryptionKey: String? = ProcessInfo.processInfo.environment["LARDER_ENCRYPTION_KEY"],
+               onFiles: Bool = false) throws -> Store {
     var configuration = Store.Configuration()
     configuration.durability = arguments.durability == "full" ? .full : .noSync
     // LARDER_ENCRYPTION_KEY measures the cost of per-record encryption on every workload.
     configuration.encryptionKey = encryptionKey
-    let store = try Store(path: path, configuration: configuration)
+    let store: Store
+    switch engineMode {
+    case let .larderOnEtcd(endpoints) where !onFiles:
+        store = try Store(backend: EtcdBackend(endpoints: endpoints, prefix: EngineMode.etcdPrefix(forStoreAt: path)),
+                          configuration: configuration)
+    case .rawEtcd where !onFiles:
+        store = try Store(backend: try rawRun.orThrow().backend(forStoreAt: path), configuration: configuration)
+    default:
+        store = try Store(path: path, configuration: configuration)
+    }
     try store.register(Song.self)
     try store.register(playlists)
     return store
@@ -24,16 +44,16 @@ func openStore(_ path: String, playlists: StoredObject.Type = Playlist.self,
 
 func complexInsert() throws {
     let store = try openStore(complexPath)
-    var totalWall = 0.0, totalCPU = 0.0
+    var total = Timing(wall: 0, cpu: 0, count: 0, check: "")
     for round in 1 ... sizes.complexRounds {
-        let start = Date(), startCPU = SpeedReporter.cpuSeconds()
-        try reporter.measure(phase: "round\(round)", storePath: complexPath) { try insertComplexRound(into: store) }
-        totalWall += Date().timeIntervalSince(start)
-        totalCPU += SpeedReporter.cpuSeconds() - startCPU
+        let timing = try measure(phase: "round\(round)", storePath: complexPath) { try insertComplexRound(into: store) }
+        total.wall += timing.wall
+        total.cpu += timing.cpu
     }
     let playlists = try store.count(of: Playlist.self)
-    reporter.report(phase: "total", wall: totalWall, cpu: totalCPU, storePath: complexPath,
-                    count: try store.count(of: Song.self), check: "\(playlists)_playlists")
+    total.count = try store.count(of: Song.self)
+    total.check = "\(playlists)_playlists"
+    if rawRun?.isPreparing != true { reporter.report("total", total, complexPath) }
     try store.close()
 }
 
@@ -47,7 +67,7 @@ func complexFetch() throws {
 /// (`firstSong`), in a store opened (and closed) for the phase.
 func fetchPlaylists<P: StoredObject>(phase: String, as type: P.Type, firstSong: (P) -> Song?) throws {
     var store: Store?
-    try reporter.measure(phase: phase, storePath: complexPath) {
+    try measure(phase: phase, storePath: complexPath) {
         let opened = try openStore(complexPath, playlists: type)
         store = opened
         let playlists = try opened.allObjects(of: type)
@@ -96,14 +116,14 @@ func insertSongs(_ count: Int, into store: Store) throws -> (count: Int, check: 
 
 func simpleInsert() throws {
     let store = try openStore(simplePath)
-    try reporter.measure(phase: "insert", storePath: simplePath) {
+    try measure(phase: "insert", storePath: simplePath) {
         try insertSongs(sizes.simpleSongs, into: store)
     }
     try store.close()
 }
 
 func simpleFetch() throws {
-    try reporter.measure(phase: "fetch", storePath: simplePath) {
+    try measure(phase: "fetch", storePath: simplePath) {
         let store = try openStore(simplePath)
         let songs = try store.allObjects(of: Song.self)
         var seconds: UInt64 = 0
@@ -131,7 +151,7 @@ func simpleFetchStreaming() throws {
 
 func simpleUpdate() throws {
     let store = try openStore(complexPath)
-    try reporter.measure(phase: "update", storePath: complexPath) {
+    try measure(phase: "update", storePath: complexPath) {
         let total = try store.count(of: Song.self)
         var updated = 0
         for rowID in stride(from: 3, through: total, by: 3) {
@@ -142,7 +162,8 @@ func simpleUpdate() throws {
         try store.saveChanges()
         return (updated, "Updated_Song_3")
     }
-    try measureCompaction(at: complexPath, store.compact)
+    // Compaction is the files' (an etcd cluster compacts its history itself).
+    if case .tokyoCabinet = engineMode { try measureCompaction(at: complexPath, store.compact) }
     try store.close()
 }
 
@@ -162,8 +183,26 @@ func pointRead() throws {
     let keys = pointReadKeys(count: sizes.pointReads, max: sizes.simpleSongs)
     // Larder has no read transactions: both phases run the same lookups, so they line up with
     // SQLite's "autocommit" and "transaction" phases.
+    try readPoints(keys, in: store, phasePrefix: "")
+    if case .tokyoCabinet = engineMode { try measureCompaction(at: simplePath, store.compact) }
+    try store.close()
+    if case .larderOnEtcd = engineMode {
+        // The same lookups on the Tokyo Cabinet backend at the same scale, its songs inserted
+        // before the clock starts: the baseline of point reads of cached pages.
+        let filePath = (arguments.directory as NSString).appendingPathComponent("pointread-baseline.larder")
+        let fileStore = try openStore(filePath, onFiles: true)
+        _ = try insertSongs(sizes.simpleSongs, into: fileStore)
+        try fileStore.close()
+        let reader = try openStore(filePath, onFiles: true)
+        try readPoints(keys, in: reader, phasePrefix: "tokyocabinet_")
+        try reader.close()
+    }
+}
+
+/// PointRead's two phases (`<prefix>autocommit`, `<prefix>transaction`): the songs of `keys` by rowID.
+func readPoints(_ keys: [Int64], in store: Store, phasePrefix: String) throws {
     for phase in ["autocommit", "transaction"] {
-        try reporter.measure(phase: phase, storePath: simplePath) {
+        try measure(phase: phasePrefix + phase, storePath: simplePath) {
             var found = 0
             var titleBytes = 0
             for key in keys {
@@ -175,12 +214,25 @@ func pointRead() throws {
             return (found, "title_bytes_\(titleBytes)")
         }
     }
-    try measureCompaction(at: simplePath, store.compact)
-    try store.close()
 }
 
 do {
     try FileManager.default.createDirectory(atPath: arguments.directory, withIntermediateDirectories: true)
+    if engineMode.etcdEndpoints != nil && !EngineMode.etcdWorkloads.contains(arguments.workload) {
+        FileHandle.standardError.write(Data("LarderSpeedTest: \(arguments.workload.rawValue) is not an etcd workload\n".utf8))
+        exit(2)
+    }
+    // The raw engine's store of a fetch or an update is the one its chain's first workload
+    // wrote: made again in memory, unmeasured, so that its phase's calls can be recorded.
+    if let rawRun {
+        rawRun.isPreparing = true
+        switch arguments.workload {
+        case .complexFetch, .simpleUpdate: try complexInsert()
+        case .simpleFetch, .pointRead: try simpleInsert()
+        default: break
+        }
+        rawRun.isPreparing = false
+    }
     switch arguments.workload {
     case .complexInsert: try complexInsert()
     case .complexFetch: try complexFetch()

@@ -14,6 +14,9 @@ struct Result {
     var sizeBytes: Int
     var count: String
     var check: String
+    /// The etcd requests of the phase (the etcd engines' `ranges=` and `txns=`), when reported.
+    var ranges: Int?
+    var transactions: Int?
 }
 
 /// Parses `RESULT key=value ...`; nil for other lines or a line missing a field.
@@ -31,7 +34,8 @@ func parseResult(_ line: Substring) -> Result? {
     return Result(engine: engine, workload: workload, phase: phase, durability: durability, wall: wall, cpu: cpu,
                   rssKB: fields["rss_kb"].flatMap { Int($0) } ?? 0,
                   sizeBytes: fields["size_bytes"].flatMap { Int($0) } ?? 0,
-                  count: fields["count"] ?? "", check: fields["check"] ?? "")
+                  count: fields["count"] ?? "", check: fields["check"] ?? "",
+                  ranges: fields["ranges"].flatMap { Int($0) }, transactions: fields["txns"].flatMap { Int($0) })
 }
 
 struct Failure {
@@ -46,9 +50,10 @@ func stderrLine(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-/// Runs a child to completion with stdout and stderr in files (no pipe can fill up).
-/// Returns nil and a reason if it could not run or failed.
-func runChild(_ executable: URL, _ arguments: [String], logDirectory: String) -> (output: String, error: String?) {
+/// Runs a child to completion with stdout and stderr in files (no pipe can fill up), with
+/// `environment` added to this process's. Returns nil and a reason if it could not run or failed.
+func runChild(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+              logDirectory: String) -> (output: String, error: String?) {
     let outPath = (logDirectory as NSString).appendingPathComponent("child.stdout")
     let errPath = (logDirectory as NSString).appendingPathComponent("child.stderr")
     let manager = FileManager.default
@@ -64,6 +69,9 @@ func runChild(_ executable: URL, _ arguments: [String], logDirectory: String) ->
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     process.standardOutput = outHandle
     process.standardError = errHandle
     process.standardInput = FileHandle.nullDevice

@@ -18,9 +18,20 @@ let chains: [[Workload]] = [
 ]
 let workloadOrder: [Workload] = chains.flatMap { $0 }
 
-/// The workloads an engine runs (TokyoCabinet is the raw ceiling for the simple workloads only).
+/// The engines on etcd (EtcdRuns): Larder on an EtcdBackend, and the raw etcd client.
+func isEtcdEngine(_ engine: String) -> Bool { engine == "LarderEtcd" || engine == "Etcd" }
+
+/// The executable that runs `engine`: LarderSpeedTest for the etcd engines too (they need
+/// Larder's workloads), told which by its environment.
+func executableName(of engine: String) -> String {
+    isEtcdEngine(engine) ? "LarderSpeedTest" : "\(engine)SpeedTest"
+}
+
+/// The workloads an engine runs (TokyoCabinet is the raw ceiling for the simple workloads only;
+/// the etcd engines run the BNR workloads).
 func workloads(of engine: String) -> Set<Workload> {
     if engine == "TokyoCabinet" { return [.simpleInsert, .simpleFetch, .pointRead] }
+    if isEtcdEngine(engine) { return [.complexInsert, .complexFetch, .simpleUpdate, .simpleInsert, .simpleFetch, .pointRead] }
     if engine == "Larder" { return Set(Workload.allCases) }
     // FullText compares with SQLite FTS5, Documents with SQLite's JSON functions, Queries with
     // SQLite's indexes through its C API: no GRDB side. Encryption is Larder's encrypted store

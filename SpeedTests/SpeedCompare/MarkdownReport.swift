@@ -1,7 +1,7 @@
 // MarkdownReport: RESULTS.md: the run's setting and machine, failures, one summary table per
 // durability, the compaction table, the Queries comparison (QueriesTable), the costs of the
 // change feed and history (ChangesTable), @StoredModel against hand-written classes (ModelTable),
-// StorePool against DatabasePool (ConcurrencyTable), the README summary
+// StorePool against DatabasePool (ConcurrencyTable), the etcd engines (EtcdTable), the README summary
 // (ReadmeSummary) and one detail table per durability and workload.
 
 import Foundation
@@ -18,6 +18,8 @@ struct MarkdownReport {
     }
 
     let summaries: Summaries
+    /// The etcd engines' results (EtcdRuns), at their own scale; nil when none ran.
+    var etcd: Summaries?
     let setting: Setting
 
     var text: String {
@@ -141,6 +143,9 @@ struct MarkdownReport {
 
         // Concurrency: StorePool against DatabasePool, readers and a writer, with the targets.
         for text in ConcurrencyTable(summaries: summaries).lines { line(text) }
+
+        // etcd: Larder on an EtcdBackend against the raw client and the Tokyo Cabinet backend.
+        if let etcd { for text in EtcdTable(summaries: etcd).lines { line(text) } }
 
         // The README's table, as README.md shows it (ReadmeSummary writes it there too).
         if summaries.engines.contains("Larder") {

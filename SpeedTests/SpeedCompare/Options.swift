@@ -7,7 +7,9 @@ struct Options {
     var scale = "1"
     var repetitions = 3
     var directory: String?
-    var engines = ["Larder", "SQLite", "GRDB", "TokyoCabinet"]
+    var engines = ["Larder", "SQLite", "GRDB", "TokyoCabinet", "LarderEtcd", "Etcd"]
+    /// The scale of the etcd engines' runs (etcd is far slower than a local file); nil: not run.
+    var etcdScale: String? = "0.1"
     var durabilities = ["full", "nosync"]
     var out = "SpeedTests"
     var workloads = Set(Workload.allCases)
@@ -18,8 +20,9 @@ struct Options {
 func usage(_ message: String? = nil) -> Never {
     if let message { FileHandle.standardError.write(Data("SpeedCompare: \(message)\n".utf8)) }
     FileHandle.standardError.write(Data("""
-        usage: SpeedCompare [--scale S] [--repeat N] [--dir PATH] [--engines Larder,SQLite,GRDB,TokyoCabinet]
+        usage: SpeedCompare [--scale S] [--repeat N] [--dir PATH] [--engines Larder,SQLite,GRDB,TokyoCabinet,LarderEtcd,Etcd]
                             [--durability full,nosync] [--out SpeedTests] [--workloads FullText,...] [--readme README.md]
+                            [--etcd-scale S (0.1; 0: no etcd run)]
 
         """.utf8))
     exit(2)
@@ -41,6 +44,9 @@ func parseOptions() -> Options {
             guard let scale = Double(value), scale > 0 else { usage("bad --scale \(value)") }
             _ = scale
             options.scale = value
+        case "--etcd-scale":
+            guard let scale = Double(value), scale >= 0 else { usage("bad --etcd-scale \(value)") }
+            options.etcdScale = scale > 0 ? value : nil
         case "--repeat":
             guard let n = Int(value), n > 0 else { usage("bad --repeat \(value)") }
             options.repetitions = n

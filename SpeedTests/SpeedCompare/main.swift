@@ -3,8 +3,9 @@
 // MarkdownReport), an SVG bar chart (<out>/results.svg: SVGChart), the README's table
 // (ReadmeSummary, with --readme) and machine-readable MEDIAN lines (stdout).
 //
-//   SpeedCompare [--scale S] [--repeat N] [--dir PATH] [--engines Larder,SQLite,GRDB,TokyoCabinet]
+//   SpeedCompare [--scale S] [--repeat N] [--dir PATH] [--engines Larder,SQLite,GRDB,TokyoCabinet,LarderEtcd,Etcd]
 //                [--durability full,nosync] [--out SpeedTests] [--workloads FullText,...] [--readme README.md]
+//                [--etcd-scale 0.1]
 //
 // The engine executables (<Engine>SpeedTest) sit beside this one; a missing one is skipped with
 // a note. Order: for each durability, for each repetition, for each engine (the engine order is
@@ -15,6 +16,8 @@
 // (Larder's object queries and LarderDocuments against SQLite's indexes; Larder and SQLite only);
 // Encryption and Changes (Larder only: its encrypted store, its change feed and history);
 // Concurrency (Larder's StorePool against GRDB's DatabasePool; Larder and GRDB only).
+// Then the etcd engines (EtcdRuns): Larder on an EtcdBackend and the raw etcd client, on the BNR
+// workloads at --etcd-scale, on a 3-member cluster started for them and stopped after.
 // Progress goes to stderr.
 
 import Foundation
@@ -25,17 +28,20 @@ let manager = FileManager.default
 let binDirectory = executableDirectory()
 
 var engines: [String] = []
+var etcdEngines: [String] = []
 var notes: [String] = []
 for engine in options.engines {
-    let path = binDirectory.appendingPathComponent("\(engine)SpeedTest").path
-    if manager.isExecutableFile(atPath: path) {
-        engines.append(engine)
-    } else {
+    let path = binDirectory.appendingPathComponent(executableName(of: engine)).path
+    if !manager.isExecutableFile(atPath: path) {
         notes.append("\(engine): skipped, no executable at \(path)")
         stderrLine("SpeedCompare: skipping \(engine): no executable at \(path)")
+    } else if !isEtcdEngine(engine) {
+        engines.append(engine)
+    } else if options.etcdScale != nil {
+        etcdEngines.append(engine)
     }
 }
-guard !engines.isEmpty else {
+guard !engines.isEmpty || !etcdEngines.isEmpty else {
     stderrLine("SpeedCompare: no engine executable found beside \(binDirectory.path)")
     exit(1)
 }
@@ -55,73 +61,43 @@ var results: [Result] = []
 var failures: [Failure] = []
 let started = Date()
 
-for durability in options.durabilities {
+for durability in options.durabilities where !engines.isEmpty {
     for repetition in 0 ..< options.repetitions {
         let shift = repetition % engines.count
         let order = Array(engines[shift...] + engines[..<shift])
         for engine in order {
-            let executable = binDirectory.appendingPathComponent("\(engine)SpeedTest")
-            let runDirectory = (baseDirectory as NSString).appendingPathComponent("\(durability)-r\(repetition + 1)-\(engine)")
-            try? manager.removeItem(atPath: runDirectory)
-            let supported = workloads(of: engine)
-            for chain in chains {
-                var brokenBy: Workload?
-                for workload in chain where supported.contains(workload) && options.workloads.contains(workload) {
-                    let label = "[\(durability) r\(repetition + 1)/\(options.repetitions)] \(engine) \(workload.rawValue)"
-                    if let brokenBy {
-                        failures.append(Failure(durability: durability, repetition: repetition + 1, engine: engine,
-                                                workload: workload.rawValue,
-                                                reason: "not run: \(brokenBy.rawValue) failed"))
-                        stderrLine("\(label): not run, \(brokenBy.rawValue) failed")
-                        continue
-                    }
-                    let arguments = [workload.rawValue, "--dir", runDirectory, "--scale", options.scale,
-                                     "--durability", durability]
-                    let start = Date()
-                    let (output, error) = runChild(executable, arguments, logDirectory: baseDirectory)
-                    var parsed: [Result] = []
-                    for line in output.split(separator: "\n") {
-                        if let result = parseResult(line) { parsed.append(result) }
-                    }
-                    // Only lines that belong to this run count.
-                    parsed = parsed.filter { $0.engine == engine && $0.workload == workload.rawValue && $0.durability == durability }
-                    var reason = error
-                    if reason == nil && parsed.isEmpty { reason = "no RESULT line" }
-                    if let reason {
-                        failures.append(Failure(durability: durability, repetition: repetition + 1, engine: engine,
-                                                workload: workload.rawValue, reason: reason))
-                        stderrLine("\(label): FAILED (\(reason))")
-                        // A write that failed leaves no store for the rest of its chain.
-                        if workload == chain.first { brokenBy = workload }
-                        continue
-                    }
-                    results += parsed
-                    let summary = parsed.map { "\($0.phase) \(formatTime($0.wall))" }.suffix(3).joined(separator: ", ")
-                    stderrLine("\(label): \(summary) (\(String(format: "%.1f", Date().timeIntervalSince(start))) s)")
-                }
-            }
-            do {
-                if manager.fileExists(atPath: runDirectory) { try manager.removeItem(atPath: runDirectory) }
-            } catch {
-                stderrLine("SpeedCompare: cannot remove \(runDirectory): \(error)")
-            }
+            let run = EngineRun(engine: engine, executable: binDirectory.appendingPathComponent(executableName(of: engine)),
+                                durability: durability, repetition: repetition + 1, of: options.repetitions,
+                                scale: options.scale, baseDirectory: baseDirectory)
+            let outcome = run.runChains(workloads(of: engine).intersection(options.workloads))
+            results += outcome.results
+            failures += outcome.failures
         }
     }
 }
+
+// The etcd engines, at their own scale, on a cluster of their own.
+let etcd = EtcdRuns(engines: etcdEngines, options: options, binDirectory: binDirectory, baseDirectory: baseDirectory).run()
+failures += etcd.failures
+notes += etcd.notes
 if ownsBaseDirectory { try? manager.removeItem(atPath: baseDirectory) }
 
 // MARK: - Reports
 
 let summaries = Summaries(results: results, failures: failures, engines: engines, options: options)
+let etcdSummaries = etcdEngines.isEmpty ? nil
+    : Summaries(results: etcd.results, failures: etcd.failures, engines: etcdEngines, options: options)
 let setting = MarkdownReport.Setting(started: started, notes: notes,
                                      storeLocation: ownsBaseDirectory ? "a temporary directory" : "`\(baseDirectory)`",
                                      fileSystem: fileSystem)
-let markdown = MarkdownReport(summaries: summaries, setting: setting).text
+let markdown = MarkdownReport(summaries: summaries, etcd: etcdSummaries, setting: setting).text
 print(markdown, terminator: "")
-for key in summaries.groups {
-    for engine in engines {
-        guard let s = summaries.summary(key, engine) else { continue }
-        print("MEDIAN engine=\(engine) workload=\(key.workload) phase=\(key.phase) durability=\(key.durability) wall=\(String(format: "%.9f", s.wall)) cpu=\(String(format: "%.9f", s.cpu))")
+for reported in [summaries] + (etcdSummaries.map { [$0] } ?? []) {
+    for key in reported.groups {
+        for engine in reported.engines {
+            guard let s = reported.summary(key, engine) else { continue }
+            print("MEDIAN engine=\(engine) workload=\(key.workload) phase=\(key.phase) durability=\(key.durability) wall=\(String(format: "%.9f", s.wall)) cpu=\(String(format: "%.9f", s.cpu))")
+        }
     }
 }
 

@@ -10,14 +10,16 @@ extension SpeedReporter {
     }
 
     /// Prints a RESULT line with a size measured by the caller (an index's files).
-    public func report(phase: String, wall: Double, cpu: Double, sizeBytes: Int, count: Int, check: String) {
+    /// `extraFields` (`key=value`, no spaces) follow the standard ones.
+    public func report(phase: String, wall: Double, cpu: Double, sizeBytes: Int, count: Int, check: String,
+                       extraFields: [String] = []) {
         let fields = [
             "engine=\(engine)", "workload=\(arguments.workload.rawValue)", "phase=\(phase)",
             "durability=\(arguments.durability)", "wall=\(String(format: "%.9f", wall))",
             "cpu=\(String(format: "%.9f", cpu))", "rss_kb=\(Self.peakRSSKilobytes())",
             "size_bytes=\(sizeBytes)", "count=\(count)",
             "check=\(check.replacingOccurrences(of: " ", with: "_"))",
-        ]
+        ] + extraFields
         print("RESULT " + fields.joined(separator: " "))
         fflush(nil)
     }

@@ -4,8 +4,10 @@
 import Foundation
 
 enum Executable {
-    /// Runs the executable `name` with `arguments`; its exit status and everything it printed.
-    static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
+    /// Runs the executable `name` with `arguments` (and `environment` added to this process's);
+    /// its exit status and everything it printed.
+    static func run(_ name: String, _ arguments: [String],
+                    environment: [String: String] = [:]) throws -> (status: Int32, text: String) {
         let process = Process()
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let beside = directory.appendingPathComponent(name)
@@ -13,6 +15,9 @@ enum Executable {
         process.executableURL = FileManager.default.isExecutableFile(atPath: beside.path)
             ? beside : directory.deletingLastPathComponent().appendingPathComponent(name)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

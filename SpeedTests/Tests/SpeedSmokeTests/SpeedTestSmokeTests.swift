@@ -2,6 +2,7 @@
 // reports: exact counts and the values it read back. No timing is asserted here; speed is
 // measured by `make speed`.
 
+import EtcdTestSupport
 import Foundation
 import Testing
 
@@ -10,9 +11,10 @@ import Testing
 
     /// The RESULT lines of one run, as key-value dictionaries.
     private func run(_ engine: String, _ workload: String, in directory: String,
-                     scale: String = Self.scale) throws -> [[String: String]] {
+                     scale: String = Self.scale, environment: [String: String] = [:]) throws -> [[String: String]] {
         let output = try Executable.run("\(engine)SpeedTest",
-                                              [workload, "--dir", directory, "--scale", scale, "--durability", "nosync"])
+                                              [workload, "--dir", directory, "--scale", scale, "--durability", "nosync"],
+                                              environment: environment)
         #expect(output.status == 0, "\(engine) \(workload): exit \(output.status)")
         return output.text.split(separator: "\n").filter { $0.hasPrefix("RESULT ") }.map { line in
             Dictionary(line.split(separator: " ").dropFirst().compactMap { field -> (String, String)? in
@@ -178,6 +180,53 @@ import Testing
         #expect(sqlite.status != 0)   // Larder and GRDB only, refused with a reason
     }
 
+    /// Larder on etcd and the raw etcd client (LarderSpeedTest told so by its environment) do
+    /// the BNR workloads on the test cluster: the same counts and values read back as Larder on
+    /// files, the raw client's the same as Larder's, each phase's etcd requests counted, and
+    /// PointRead's Tokyo Cabinet baseline beside it.
+    @Test(arguments: ["LarderEtcd", "Etcd"])
+    func theEtcdEnginesDoTheBNRWorkloads(engine: String) throws {
+        let cluster = try EtcdCluster.shared.get()
+        let environment = ["LARDER_SPEED_ENGINE": engine, "LARDER_ETCD_ENDPOINTS": cluster.endpoints.joined(separator: ",")]
+        let directory = Executable.scratchDirectory("speed-\(engine)")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func runs(_ workload: String) throws -> [[String: String]] {
+            let results = try run("Larder", workload, in: directory, environment: environment)
+            for result in results {
+                #expect(result["engine"] == engine, "\(workload)")
+                #expect(Int(result["ranges"] ?? "") != nil && Int(result["txns"] ?? "") != nil,
+                        "\(workload) \(result["phase"] ?? ""): requests not counted")
+            }
+            return results
+        }
+        let insert = try runs("ComplexInsert")
+        #expect(insert.filter { $0["phase"]?.hasPrefix("round") == true }.count == 10)
+        #expect(result(insert, phase: "total")["count"] == "1000")
+        // Every round wrote: at least one transaction each.
+        #expect(insert.filter { $0["phase"]?.hasPrefix("round") == true }.allSatisfy { Int($0["txns"] ?? "") ?? 0 > 0 })
+        let fetches = try runs("ComplexFetch")
+        #expect(result(fetches, phase: "fetch")["count"] == "10")
+        #expect(result(fetches, phase: "fetch")["check"] == "Test_Song_1")
+        #expect(Int(result(fetches, phase: "fetch")["ranges"] ?? "") ?? 0 > 0)
+        #expect(result(try runs("SimpleUpdate"), phase: "update")["count"] == "333")
+        #expect(result(try runs("SimpleInsert"), phase: "insert")["count"] == "1000")
+        let fetchAll = result(try runs("SimpleFetch"), phase: "fetch")
+        #expect(fetchAll["count"] == "1000")
+        #expect(fetchAll["check"] == "seconds_500500")
+        let reads = try runs("PointRead")
+        let phases = engine == "LarderEtcd" ? ["autocommit", "transaction", "tokyocabinet_autocommit", "tokyocabinet_transaction"]
+            : ["autocommit", "transaction"]
+        #expect(reads.count == phases.count)
+        for phase in phases {
+            #expect(result(reads, phase: phase)["count"] == "100", "\(phase)")
+            #expect(result(reads, phase: phase)["check"] == "title_bytes_900", "\(phase)")
+        }
+        // A workload that is not an etcd one is refused, not run on files.
+        let refused = try Executable.run("LarderSpeedTest", ["FullText", "--dir", directory, "--scale", Self.scale],
+                                         environment: environment)
+        #expect(refused.status == 2)
+    }
+
     @Test func theTokyoCabinetCeilingRuns() throws {
         let directory = Executable.scratchDirectory("speed-tc")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -191,7 +240,7 @@ import Testing
         defer { for path in [out, work] { try? FileManager.default.removeItem(atPath: path) } }
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let output = try Executable.run("SpeedCompare", ["--scale", Self.scale, "--repeat", "1", "--durability", "nosync",
-                                                         "--dir", work, "--out", out])
+                                                         "--dir", work, "--out", out, "--etcd-scale", Self.scale])
         #expect(output.status == 0, "\(output.text.suffix(2_000))")
         let results = try String(contentsOfFile: out + "/RESULTS.md", encoding: .utf8)
         for engine in ["Larder", "SQLite", "GRDB", "TokyoCabinet"] {
@@ -213,7 +262,14 @@ import Testing
         // StorePool against DatabasePool, with the issue's targets.
         #expect(results.contains("## Concurrency: Larder's StorePool against GRDB's DatabasePool"))
         #expect(results.contains("| point | 2 + writer |"))
+        // Larder on etcd against the raw client and the Tokyo Cabinet backend, with the issue's targets.
+        #expect(results.contains("## etcd (scale \(Self.scale))"))
+        #expect(results.contains("| workload | phase | raw client | Larder on etcd | ratio | target | requests raw | requests Larder |"))
+        #expect(results.contains("| SimpleInsert | insert |"))
+        #expect(results.contains("| phase | Larder on Tokyo Cabinet | Larder on etcd | ratio | target |"))
         #expect(FileManager.default.fileExists(atPath: out + "/results.svg"))
         #expect(output.text.contains("MEDIAN engine=Larder"))
+        #expect(output.text.contains("MEDIAN engine=LarderEtcd"))
+        #expect(output.text.contains("MEDIAN engine=Etcd"))
     }
 }
