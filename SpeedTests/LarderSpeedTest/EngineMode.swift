@@ -56,9 +56,15 @@ enum EngineMode {
         return nil
     }
 
-    /// The etcd prefix of the store a workload keeps at `path`: the path itself, so that each
-    /// run directory (SpeedCompare's are one per engine and repetition) has its own keys.
+    /// The etcd prefix of the store a workload keeps at `path`: `speed-<hash of the path>-<file
+    /// name>`, so that each run directory (SpeedCompare's are one per engine and repetition) has
+    /// its own keys. Short, because every etcd key begins with it: a prefix as long as the path
+    /// made each cached point read hash a key of 80 bytes.
     static func etcdPrefix(forStoreAt path: String) -> String {
-        "larder-speed" + (path.hasPrefix("/") ? path : "/" + path)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
+        for byte in path.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return "speed-" + String(hash, radix: 36) + "-" + (path as NSString).lastPathComponent
     }
 }
