@@ -42,7 +42,10 @@ struct MarkdownReport {
         line("- Date: \(dateFormatter.string(from: started)) (run took \(formatTime(Date().timeIntervalSince(started))))")
         line("- Scale: \(options.scale) (ComplexInsert: \(sizes.complexRounds) rounds of \(sizes.complexSongs) songs and \(sizes.complexPlaylists) playlists of \(sizes.songsPerPlaylist) songs; SimpleInsert: \(sizes.simpleSongs) songs; PointRead: \(sizes.pointReads) lookups; FullText: \(sizes.fullTextTitles) titles; Queries: \(sizes.querySongs) songs; Concurrency: \(sizes.concurrencySongs) songs, \(String(format: "%g", sizes.concurrencySeconds)) s per scenario)")
         line("- Repetitions: \(options.repetitions); every number is the median over the repetitions")
-        line("- Engines: \(summaries.engines.joined(separator: ", ")); durability: \(options.durabilities.joined(separator: ", "))")
+        line("- Engines: \(summaries.engines.isEmpty ? "none" : summaries.engines.joined(separator: ", ")); durability: \(options.durabilities.joined(separator: ", "))")
+        if let etcd {
+            line("- etcd engines: \(etcd.engines.joined(separator: ", ")), at scale \(options.etcdScale ?? "–") (the etcd section)")
+        }
         line("- Machine: `\(uname)`; nproc \(nproc); MemTotal \(memTotal) (\(String(format: "%.1f", memGiB)) GiB)")
         line("- Stores: \(setting.storeLocation) on \(setting.fileSystem)")
         for note in notes { line("- Note: \(note)") }

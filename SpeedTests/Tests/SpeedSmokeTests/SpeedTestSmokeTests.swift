@@ -194,6 +194,8 @@ import Testing
             let results = try run("Larder", workload, in: directory, environment: environment)
             for result in results {
                 #expect(result["engine"] == engine, "\(workload)")
+                // ComplexInsert's total is its rounds' sum, reported by hand: no requests of its own.
+                guard result["phase"] != "total" else { continue }
                 #expect(Int(result["ranges"] ?? "") != nil && Int(result["txns"] ?? "") != nil,
                         "\(workload) \(result["phase"] ?? ""): requests not counted")
             }
