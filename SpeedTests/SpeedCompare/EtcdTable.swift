@@ -41,16 +41,22 @@ struct EtcdTable {
             }
             let pointReads = keys.filter { $0.workload == Workload.pointRead.rawValue && !$0.phase.hasPrefix(Self.baselinePrefix) }
             if !pointReads.isEmpty {
-                lines += ["", "Point reads of cached pages (PointRead, the same lookups; Tokyo Cabinet: a store of the same "
-                              + "songs in a file, written before the clock starts):", "",
+                lines += ["", "Point reads (PointRead, the same lookups twice; Tokyo Cabinet: a store of the same songs in a "
+                              + "file, written before the clock starts). The first pass reads each page from etcd; the second "
+                              + "finds every page cached, and is the one the target is for:", "",
                           "| phase | Larder on Tokyo Cabinet | Larder on etcd | ratio | target |",
                           "|---|---:|---:|---:|---:|"]
                 for key in pointReads {
                     var baselineKey = key
                     baselineKey.phase = Self.baselinePrefix + key.phase
                     let baseline = summaries.summary(baselineKey, "LarderEtcd"), measured = summaries.summary(key, "LarderEtcd")
-                    lines.append("| \(key.phase) | \(time(baseline)) | \(time(measured)) | "
-                                 + "\(ratio(measured, baseline, Self.pointReadTarget)) | ≤ \(formatRatio(Self.pointReadTarget)) |")
+                    // The first pass ("autocommit") fetches the pages: no target.
+                    let cached = key.phase != "autocommit"
+                    let label = cached ? "\(key.phase) (pages cached)" : "\(key.phase) (pages read from etcd)"
+                    let shown = cached ? ratio(measured, baseline, Self.pointReadTarget)
+                        : measured.flatMap { m in baseline.map { formatRatio(m.wall / $0.wall) } } ?? "–"
+                    lines.append("| \(label) | \(time(baseline)) | \(time(measured)) | \(shown) | "
+                                 + (cached ? "≤ \(formatRatio(Self.pointReadTarget))" : "–") + " |")
                 }
             }
             lines.append("")
