@@ -120,19 +120,23 @@ struct EtcdStagedCommit {
 
     /// Copies `writes` into the tables while commit `id` is published, then removes its record and
     /// staging; returns the revision after that, or nil when another client finished it first.
+    /// The last copy also removes the record and staging when its transaction has room for two
+    /// more operations: one transaction fewer per staged commit.
     private func rollForward(_ id: String, writes: [EtcdWrite], stoppingAfter stop: Int?) throws -> Int64? {
         let record = layout.commitKey(id)
+        let finish: [TransactionOperation] = [.delete(record), .deleteAll(under: layout.stagingPrefix(id))]
+        let groups = EtcdWrite.transactions(writes, limits: limits)
         var revision: Int64 = 0
-        for (number, group) in EtcdWrite.transactions(writes, limits: limits).enumerated() {
+        for (number, group) in groups.enumerated() {
             if number == stop { throw StagedCommitInterrupted(id: id) }
-            let copied = try client.transaction(comparing: [.exists(record)], success: group.map(\.operation))
+            let finishes = number == groups.count - 1 && group.count + finish.count <= limits.maximumOperations
+            let copied = try client.transaction(comparing: [.exists(record)],
+                                                success: group.map(\.operation) + (finishes ? finish : []))
             if !copied.succeeded { return nil }
+            if finishes { return copied.revision }
             revision = copied.revision
         }
-        let staging = layout.stagingPrefix(id)
-        let finished = try client.transaction(
-            comparing: [.exists(record)],
-            success: [.delete(record), .deleteAll(under: staging)])
+        let finished = try client.transaction(comparing: [.exists(record)], success: finish)
         return finished.succeeded ? max(revision, finished.revision) : nil
     }
 
