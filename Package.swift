@@ -22,7 +22,8 @@ let package = Package(
         // The command-line tool: inspect and maintain a store from the shell (docs/TOOL.md).
         .executable(name: "larder", targets: ["LarderTool"]),
     ],
-    // Larder and LarderDocuments depend on no package; LarderEtcd on async-http-client. The
+    // Larder and LarderDocuments depend on no package; LarderEtcd on async-http-client (and its
+    // swift-nio-ssl). The
     // `larder` tool uses swift-argument-parser, and the @StoredModel macro's implementation
     // (LarderModelMacros, a compiler plug-in) swift-syntax. A package that depends on the Larder
     // or LarderDocuments product resolves them (SwiftPM resolves every dependency of a package)
@@ -32,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Already in the graph through async-http-client: LarderEtcd names it for its TLS
+        // configuration (trusted authorities, client certificates).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
     ],
     targets: [
         .systemLibrary(
@@ -84,7 +88,8 @@ let package = Package(
         ),
         .target(
             name: "LarderEtcd",
-            dependencies: ["Larder", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+            dependencies: ["Larder", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl")]
         ),
         // The 3-node etcd cluster the tests start on loopback (Debian's etcd-server): Foundation only.
         .target(name: "EtcdTestSupport", path: "Tests/EtcdSupport"),

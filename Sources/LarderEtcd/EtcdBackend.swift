@@ -97,14 +97,24 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     public var watchCatchUpTimeout: Double = 5
 
     /// Opens the store under `prefix` on the cluster at `endpoints` (each a member's
-    /// `http://host:port`), finishing a staged commit another client published but did not finish
+    /// `http://host:port` or `https://host:port`), finishing a staged commit another client published but did not finish
     /// and removing the staging of one never published (once `stagingGracePeriod` old).
     ///
     /// ```swift
     /// let backend = try EtcdBackend(endpoints: ["http://127.0.0.1:2379"], prefix: "music")
     /// ```
     ///
+    /// With TLS and a user (see ``EtcdSecurity``):
+    ///
+    /// ```swift
+    /// let security = EtcdSecurity(trustedCertificateAuthorityFile: "/etc/etcd/ca.pem",
+    ///                             credentials: .init(user: "larder", password: secret))
+    /// let backend = try EtcdBackend(endpoints: ["https://10.0.0.1:2379"], prefix: "music", security: security)
+    /// ```
+    ///
     /// - Parameters:
+    ///   - security: TLS options and credentials; a password with an `http://` endpoint is refused
+    ///     (``EtcdError/passwordOverPlainHTTP(endpoint:)``) unless the options allow it.
     ///   - limits: the cluster's transaction limits (its `--max-txn-ops` and `--max-request-bytes`).
     ///   - requestTimeout: how long one request may take, in seconds.
     ///   - failoverTime: how long, in seconds, a request goes on trying the endpoints in turn
@@ -112,13 +122,13 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     ///   - cacheBytes: the most bytes of values kept between reads at one revision.
     ///   - stagingGracePeriod: how old, in seconds, the staging of an unpublished commit must be
     ///     before opening removes it (younger, another client may still be writing it).
-    public init(endpoints: [String], prefix: String, limits: EtcdLimits = .etcdDefaults,
+    public init(endpoints: [String], prefix: String, security: EtcdSecurity = .none, limits: EtcdLimits = .etcdDefaults,
                 requestTimeout: Double = 10, failoverTime: Double = 15, cacheBytes: Int = 64 << 20,
                 stagingGracePeriod: Double = 600) throws {
         self.endpoints = endpoints
         layout = try EtcdKeyLayout(prefix: prefix)
         self.limits = limits
-        client = try EtcdClient(endpoints: endpoints, requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
+        client = try EtcdClient(endpoints: endpoints, security: security, requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
                                 retryInterval: failoverTime)
         stagedCommit = EtcdStagedCommit(client: client, layout: layout, limits: limits)
         cacheLimit = cacheBytes

@@ -14,12 +14,20 @@
 // `retryInterval` is spent (an election takes a second or two). Retrying a request that may have
 // been applied is safe for this client's requests: reads, puts and deletes of given values, and
 // transactions whose comparisons fail harmlessly the second time.
+//
+// Security (EtcdSecurity): https:// endpoints get a TLS configuration made from its files when the
+// client is made; a handshake that fails on every endpoint is EtcdError.tlsFailure at once (it
+// will not improve by waiting). With credentials, the client asks `/v3/auth/authenticate` for a
+// token before its first request and sends it in the `Authorization` header; when etcd answers
+// "invalid auth token" (the token's TTL passed, or the member restarted) it asks for a new one and
+// sends the request once more.
 
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// The HTTP client every EtcdClient of the process shares (one event-loop group, pooled
 /// connections; never shut down, like `HTTPClient.shared`). Unlike that one it does not keep
@@ -53,6 +61,11 @@ struct EtcdRange {
 /// A client of one etcd cluster's JSON gateway.
 final class EtcdClient {
     let endpoints: [String]
+    /// The TLS configuration of https:// endpoints (nil when there is none).
+    private let tlsConfiguration: TLSConfiguration?
+    private let credentials: EtcdSecurity.Credentials?
+    /// The token etcd gave for `credentials`, sent with every request.
+    private var token: String?
     private let httpClient: HTTPClient
     private let requestTimeout: TimeAmount
     private let retryInterval: TimeInterval
@@ -69,11 +82,20 @@ final class EtcdClient {
         return decoder
     }()
 
-    /// A client of the cluster at `endpoints` (`http://host:port`, each a member's client URL).
-    init(endpoints: [String], httpClient: HTTPClient = sharedEtcdHTTPClient, requestTimeout: TimeAmount = .seconds(10),
-         retryInterval: TimeInterval = 15) throws {
+    /// A client of the cluster at `endpoints` (`http://host:port` or `https://host:port`, each a
+    /// member's client URL), with `security`'s TLS options and credentials.
+    init(endpoints: [String], security: EtcdSecurity = .none, httpClient: HTTPClient = sharedEtcdHTTPClient,
+         requestTimeout: TimeAmount = .seconds(10), retryInterval: TimeInterval = 15) throws {
         guard !endpoints.isEmpty else { throw EtcdError.invalidEndpoint("(no endpoint)") }
         self.endpoints = try endpoints.map(Self.checked)
+        if security.credentials != nil, !security.allowsPasswordOverPlainHTTP,
+           let plain = self.endpoints.first(where: { $0.hasPrefix("http://") }) {
+            throw EtcdError.passwordOverPlainHTTP(endpoint: plain)
+        }
+        let usesTLS = self.endpoints.contains { $0.hasPrefix("https://") }
+            || security.trustedCertificateAuthorityFile != nil || security.clientCertificate != nil
+        tlsConfiguration = usesTLS ? try security.tlsConfiguration() : nil
+        credentials = security.credentials
         self.httpClient = httpClient
         self.requestTimeout = requestTimeout
         self.retryInterval = retryInterval
@@ -81,7 +103,7 @@ final class EtcdClient {
 
     private static func checked(_ endpoint: String) throws -> String {
         let trimmed = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
-        guard let url = URL(string: trimmed), url.scheme == "http", let host = url.host, !host.isEmpty,
+        guard let url = URL(string: trimmed), url.scheme == "http" || url.scheme == "https", let host = url.host, !host.isEmpty,
               url.path.isEmpty, url.query == nil else {
             throw EtcdError.invalidEndpoint(endpoint)
         }
@@ -149,10 +171,69 @@ final class EtcdClient {
         .malformedReply(endpoint: endpoints[preferred], reason: reason)
     }
 
+    // MARK: Authentication
+
+    /// Asks etcd for a token for `credentials`, kept for the requests that follow.
+    private func authenticate(_ credentials: EtcdSecurity.Credentials) throws {
+        token = nil
+        let reply: AuthenticateReply
+        do {
+            reply = try send("/v3/auth/authenticate", AuthenticateRequest(name: credentials.user, password: credentials.password),
+                             as: AuthenticateReply.self)
+        } catch EtcdError.refused(_, let message) where message.contains("authentication failed")
+            || message.contains("invalid user ID or password") {
+            throw EtcdError.authenticationFailed(user: credentials.user, reason: message)
+        } catch EtcdError.refused(_, let message) where message.contains("authentication is not enabled") {
+            // A cluster without authentication takes every request: there is no token to send.
+            token = ""
+            return
+        }
+        guard let token = reply.token, !token.isEmpty else {
+            // etcd answers an empty token when authentication is not enabled: nothing to send.
+            self.token = ""
+            return
+        }
+        self.token = token
+    }
+
+    /// Whether etcd's refusal says the request's token is unknown or expired.
+    private static func isInvalidToken(code: Int, message: String) -> Bool {
+        code == 16 || message.contains("invalid auth token")
+    }
+
+    /// Whether etcd's refusal says the cluster wants a user and none was given.
+    private static func asksForAUser(code: Int, message: String) -> Bool {
+        message.contains("user name is empty") || message.contains("user name not found")
+    }
+
     // MARK: Transport
 
-    /// Posts `body` as JSON to `path` on the preferred endpoint, failing over; decodes the reply.
+    /// Posts `body` as JSON to `path`, authenticated when the client has credentials (a new
+    /// token once, when etcd refuses the one it had); decodes the reply.
     private func post<Body: Encodable, Reply: Decodable>(_ path: String, _ body: Body, as reply: Reply.Type) throws -> Reply {
+        guard let credentials else {
+            do {
+                return try send(path, body, as: Reply.self)
+            } catch let EtcdError.refused(code, message) where Self.asksForAUser(code: code, message: message)
+                || Self.isInvalidToken(code: code, message: message) {
+                throw EtcdError.authenticationRequired(reason: message)
+            }
+        }
+        if token == nil { try authenticate(credentials) }
+        do {
+            return try send(path, body, as: Reply.self)
+        } catch let EtcdError.refused(code, message) where Self.isInvalidToken(code: code, message: message) {
+            try authenticate(credentials)
+        }
+        do {
+            return try send(path, body, as: Reply.self)
+        } catch let EtcdError.refused(code, message) where Self.isInvalidToken(code: code, message: message) {
+            throw EtcdError.authenticationRequired(reason: "etcd refused the token it had just given: \(message)")
+        }
+    }
+
+    /// Posts `body` as JSON to `path` on the preferred endpoint, failing over; decodes the reply.
+    private func send<Body: Encodable, Reply: Decodable>(_ path: String, _ body: Body, as reply: Reply.Type) throws -> Reply {
         guard MultiThreadedEventLoopGroup.currentEventLoop == nil else {
             throw EtcdError.refused(code: -1, message: "a synchronous etcd call was made on an event-loop thread")
         }
@@ -168,9 +249,10 @@ final class EtcdClient {
             // An endpoint that answers something that is not etcd's is skipped for this request;
             // when no endpoint gave a reply, that answer is the error (it will not improve).
             var malformed: EtcdError?
+            var handshakeFailure: EtcdError?
             for step in 0 ..< endpoints.count {
                 let index = (preferred + step) % endpoints.count
-                switch exchange(endpoints[index] + path, bytes) {
+                switch exchange(endpoints[index], path, bytes) {
                 case let .answered(status, reply):
                     let failure: ErrorReply
                     do {
@@ -195,9 +277,12 @@ final class EtcdClient {
                     lastFailure = "\(endpoints[index]): \(message)"
                 case let .failed(reason):
                     lastFailure = "\(endpoints[index]): \(reason)"
+                case let .handshakeFailed(reason):
+                    handshakeFailure = .tlsFailure(endpoint: endpoints[index], reason: reason)
                 }
             }
             if let malformed { throw malformed }
+            if let handshakeFailure { throw handshakeFailure }
             if Date().timeIntervalSince(start) > retryInterval {
                 throw EtcdError.unreachable(endpoints: endpoints, reason: lastFailure)
             }
@@ -214,18 +299,51 @@ final class EtcdClient {
     private enum Exchange {
         case answered(status: UInt, body: [UInt8])
         case failed(String)
+        /// The TLS handshake failed, or the member ended the connection with a TLS alert.
+        case handshakeFailed(String)
     }
 
-    private func exchange(_ url: String, _ body: Data) -> Exchange {
+    private func exchange(_ endpoint: String, _ path: String, _ body: Data) -> Exchange {
         do {
-            var request = try HTTPClient.Request(url: url, method: .POST)
+            var request = try HTTPClient.Request(url: endpoint + path, method: .POST)
             request.headers.add(name: "Content-Type", value: "application/json")
+            if let token, !token.isEmpty { request.headers.add(name: "Authorization", value: token) }
+            if endpoint.hasPrefix("https://") { request.tlsConfiguration = tlsConfiguration }
             request.body = .data(body)
             let response = try httpClient.execute(request: request, deadline: .now() + requestTimeout).wait()
             let bytes = response.body.map { Array($0.readableBytesView) } ?? []
             return .answered(status: response.status.code, body: bytes)
+        } catch let error as NIOSSLError {
+            return .handshakeFailed("\(error)")
+        } catch let error as BoringSSLError {
+            return .handshakeFailed("\(error)")
+        } catch let error as HTTPClientError where error == .remoteConnectionClosed && endpoint.hasPrefix("https://") {
+            return diagnoseClosedConnection(to: endpoint) ?? .failed("\(error)")
         } catch {
             return .failed("\(error)")
+        }
+    }
+
+    /// Why an https:// member closed the connection without answering, when it is TLS's doing.
+    /// Under TLS 1.3 a member that wants a client certificate (and got none, or one it does not
+    /// trust) ends the connection after the client's side of the handshake is done: the request
+    /// only sees it closed, as it would a member going down. Under TLS 1.2 the same refusal fails
+    /// the handshake itself, so a TLS 1.2 handshake with the member (a `GET /version`, which
+    /// changes nothing) tells the two apart: nil when it is not a handshake failure.
+    private func diagnoseClosedConnection(to endpoint: String) -> Exchange? {
+        guard var probe = tlsConfiguration else { return nil }
+        probe.maximumTLSVersion = .tlsv12
+        do {
+            var request = try HTTPClient.Request(url: endpoint + "/version", method: .GET)
+            request.tlsConfiguration = probe
+            _ = try httpClient.execute(request: request, deadline: .now() + requestTimeout).wait()
+            return nil
+        } catch let error as NIOSSLError {
+            return .handshakeFailed("\(error)")
+        } catch let error as BoringSSLError {
+            return .handshakeFailed("\(error)")
+        } catch {
+            return nil
         }
     }
 

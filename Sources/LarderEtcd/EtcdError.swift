@@ -14,8 +14,25 @@
 /// }
 /// ```
 public enum EtcdError: Error, Equatable, Sendable {
-    /// An endpoint is not an `http://host:port` URL.
+    /// An endpoint is not an `http://host:port` or `https://host:port` URL.
     case invalidEndpoint(String)
+    /// ``EtcdSecurity/credentials`` were given with an `http://` endpoint, which would send the
+    /// password in clear; nothing was sent. Use `https://`, or set
+    /// ``EtcdSecurity/allowsPasswordOverPlainHTTP``.
+    case passwordOverPlainHTTP(endpoint: String)
+    /// A certificate, key or certificate-authority file of ``EtcdSecurity`` cannot be used:
+    /// missing, unreadable, not PEM, expired or not yet valid, or a key that is not the
+    /// certificate's.
+    case unusableSecurityFile(path: String, reason: String)
+    /// The TLS handshake with an endpoint failed (a member certificate the trusted authorities
+    /// did not sign or that does not name the host, a client certificate the member refused or
+    /// did not get); no request was sent through it.
+    case tlsFailure(endpoint: String, reason: String)
+    /// etcd refused the user name and password of ``EtcdSecurity/credentials``.
+    case authenticationFailed(user: String, reason: String)
+    /// The cluster has authentication enabled and the backend has no credentials (or etcd
+    /// refused a token it had just issued).
+    case authenticationRequired(reason: String)
     /// The key prefix is empty or holds a byte the layout reserves (see ``EtcdKeyLayout``).
     case invalidPrefix(String)
     /// No endpoint could be reached (each was tried in turn); `reason` is the last one's error.
@@ -49,7 +66,12 @@ extension EtcdError: CustomStringConvertible {
     /// ```
     public var description: String {
         switch self {
-        case let .invalidEndpoint(endpoint): return "'\(endpoint)' is not an http://host:port etcd endpoint"
+        case let .invalidEndpoint(endpoint): return "'\(endpoint)' is not an http://host:port or https://host:port etcd endpoint"
+        case let .passwordOverPlainHTTP(endpoint): return "refusing to send a password in clear to \(endpoint): use https://, or allow it explicitly"
+        case let .unusableSecurityFile(path, reason): return "the security file \(path) cannot be used: \(reason)"
+        case let .tlsFailure(endpoint, reason): return "the TLS handshake with \(endpoint) failed: \(reason)"
+        case let .authenticationFailed(user, reason): return "etcd refused the password of user '\(user)': \(reason)"
+        case let .authenticationRequired(reason): return "the etcd cluster requires authentication: \(reason)"
         case let .invalidPrefix(prefix): return "'\(prefix)' cannot be an etcd key prefix of a store"
         case let .unreachable(endpoints, reason): return "no etcd endpoint answered (\(endpoints.joined(separator: ", "))): \(reason)"
         case let .malformedReply(endpoint, reason): return "\(endpoint) sent a reply that is not etcd's: \(reason)"

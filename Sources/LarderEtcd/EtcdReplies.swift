@@ -49,3 +49,9 @@ struct ErrorReply: Decodable {
     var message: String?
     var code: Int?
 }
+
+/// `/v3/auth/authenticate`'s reply.
+struct AuthenticateReply: Decodable {
+    var header: ReplyHeader?
+    var token: String?
+}

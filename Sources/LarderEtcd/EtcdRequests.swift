@@ -98,3 +98,9 @@ enum Base64 {
         Data(base64Encoded: text).map { [UInt8]($0) }
     }
 }
+
+/// `/v3/auth/authenticate`: a token for `name`, sent in the `Authorization` header after.
+struct AuthenticateRequest: Encodable {
+    var name: String
+    var password: String
+}
