@@ -4,6 +4,10 @@
 // process (`EtcdCluster.shared`, started on first use); it is stopped and its directory removed
 // when the process exits, and, should the process die without exiting (a crash, a kill -9), by a
 // watchdog shell that outlives it. A test can kill -9 one member and start it again (fault tests).
+// A cluster of its own may serve its clients over TLS (EtcdTestCertificates), ask them for a
+// client certificate, and have authentication enabled: each member then listens on an https://
+// port (its endpoint) and a plain http:// one on loopback that the harness alone uses (health
+// checks, setting up users before authentication is on).
 
 import Foundation
 #if canImport(Glibc)
@@ -36,8 +40,10 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// The directory holding every member's data, logs and process id.
     public let directory: String
-    /// The members' client URLs (`http://127.0.0.1:PORT`), in member order.
+    /// The members' client URLs (`http://127.0.0.1:PORT`, `https://` with certificates), in member order.
     public let endpoints: [String]
+    /// The members' plain-HTTP client URLs (the same as `endpoints` without certificates).
+    public var plainEndpoints: [String] { members.map(\.clientURL) }
 
     /// The members' peer URLs (HTTP, but not etcd's client API), in member order.
     public var peerEndpoints: [String] { members.map(\.peerURL) }
@@ -49,6 +55,7 @@ public final class EtcdCluster: @unchecked Sendable {
     }
 
     private let members: [Member]
+    private let options: Options
     private var processes: [Process?]
     private var watchdog: Process?
     private var isStopped = false
@@ -58,33 +65,54 @@ public final class EtcdCluster: @unchecked Sendable {
         let name: String
         let clientPort: Int
         let peerPort: Int
+        /// The https:// client port, with certificates.
+        let secureClientPort: Int?
         var clientURL: String { "http://127.0.0.1:\(clientPort)" }
         var peerURL: String { "http://127.0.0.1:\(peerPort)" }
+        var endpoint: String { secureClientPort.map { "https://127.0.0.1:\($0)" } ?? clientURL }
+    }
+
+    /// How the members serve their clients.
+    private struct Options {
+        var certificates: EtcdTestCertificates?
+        var requiresClientCertificates = false
+        var authTokenTTL: Int?
     }
 
     /// Starts `memberCount` members and waits until each reports itself healthy; removes
     /// everything it made when they do not. Tries new ports when another process took one
     /// between the pick and the start.
     ///
+    /// With `certificates`, the members serve their clients on https:// with the member
+    /// certificate, and ask them for one the authority signed when `requiresClientCertificates`;
+    /// `authTokenTTL` is etcd's `--auth-token-ttl` (seconds a token lives unused), for tests of
+    /// authentication (``enableAuthentication(rootPassword:)``).
+    ///
     /// ```swift
     /// let cluster = try EtcdCluster(memberCount: 3)
     /// defer { cluster.stop() }
     /// ```
-    public init(memberCount: Int = 3, timeout: TimeInterval = 60) throws {
+    public init(memberCount: Int = 3, certificates: EtcdTestCertificates? = nil, requiresClientCertificates: Bool = false,
+                authTokenTTL: Int? = nil, timeout: TimeInterval = 60) throws {
+        let options = Options(certificates: certificates, requiresClientCertificates: requiresClientCertificates,
+                              authTokenTTL: authTokenTTL)
+        let portsPerMember = certificates == nil ? 2 : 3
         guard let executable = Self.etcdExecutable() else { throw EtcdClusterError.etcdNotInstalled }
         var lastError: EtcdClusterError = .cannotStart(reason: "no attempt made")
         for _ in 0 ..< 3 {
             let directory = Self.temporaryRoot() + "larder-etcd-\(UUID().uuidString)"
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                let ports = try Self.freePorts(memberCount * 2)
+                let ports = try Self.freePorts(memberCount * portsPerMember)
                 let members = (0 ..< memberCount).map {
-                    Member(name: "m\($0)", clientPort: ports[2 * $0], peerPort: ports[2 * $0 + 1])
+                    Member(name: "m\($0)", clientPort: ports[portsPerMember * $0], peerPort: ports[portsPerMember * $0 + 1],
+                           secureClientPort: portsPerMember == 3 ? ports[portsPerMember * $0 + 2] : nil)
                 }
-                let started = try Self.start(members, executable: executable, in: directory, timeout: timeout)
+                let started = try Self.start(members, options: options, executable: executable, in: directory, timeout: timeout)
                 self.directory = directory
                 self.members = members
-                self.endpoints = members.map(\.clientURL)
+                self.options = options
+                self.endpoints = members.map(\.endpoint)
                 self.processes = started.processes
                 self.watchdog = started.watchdog
                 return
@@ -139,7 +167,7 @@ public final class EtcdCluster: @unchecked Sendable {
         guard !isStopped else { return }
         var restarted: [(Member, Process)] = []
         for index in indexes where processes[index] == nil {
-            let process = try Self.launch(members[index], of: members, executable: executable, in: directory)
+            let process = try Self.launch(members[index], of: members, options: options, executable: executable, in: directory)
             processes[index] = process
             restarted.append((members[index], process))
         }
@@ -174,6 +202,53 @@ public final class EtcdCluster: @unchecked Sendable {
         watchdog = nil
     }
 
+    /// A user whose role may read and write only the keys that begin with `prefix`.
+    public struct PrefixUser: Sendable {
+        public var name: String
+        public var password: String
+        public var prefix: String
+
+        public init(name: String, password: String, prefix: String) {
+            self.name = name
+            self.password = password
+            self.prefix = prefix
+        }
+    }
+
+    /// Adds the user `root` (etcd's root role) with `rootPassword` and each of `users` (a role of
+    /// its own, read and write on its prefix), then turns authentication on, through member 0's
+    /// plain-HTTP port (the JSON gateway's `/v3/auth/...`).
+    ///
+    /// ```swift
+    /// try cluster.enableAuthentication(rootPassword: "secret")
+    /// ```
+    public func enableAuthentication(rootPassword: String, users: [PrefixUser] = []) throws {
+        func json(_ text: String) -> String { String(decoding: (try? JSONEncoder().encode(text)) ?? Data(), as: UTF8.self) }
+        func base64(_ bytes: [UInt8]) -> String { json(Data(bytes).base64EncodedString()) }
+        var steps = [("role/add", #"{"name":"root"}"#),
+                     ("user/add", #"{"name":"root","password":\#(json(rootPassword))}"#),
+                     ("user/grant", #"{"user":"root","role":"root"}"#)]
+        for user in users {
+            // Every key that begins with the prefix: up to the prefix with its last byte plus one.
+            var end = Array(user.prefix.utf8)
+            while let last = end.popLast() {
+                if last < 0xFF { end.append(last + 1); break }
+            }
+            steps += [("role/add", #"{"name":\#(json(user.name))}"#),
+                      ("role/grant", #"{"name":\#(json(user.name)),"perm":{"permType":"READWRITE","key":\#(base64(Array(user.prefix.utf8))),"range_end":\#(base64(end))}}"#),
+                      ("user/add", #"{"name":\#(json(user.name)),"password":\#(json(user.password))}"#),
+                      ("user/grant", #"{"user":\#(json(user.name)),"role":\#(json(user.name))}"#)]
+        }
+        steps.append(("enable", "{}"))
+        for (path, body) in steps {
+            let request = "POST /v3/auth/\(path) HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            guard let reply = Self.exchange(request, port: members[0].clientPort), reply.hasPrefix("HTTP/1.0 200") else {
+                throw EtcdClusterError.cannotStart(reason: "/v3/auth/\(path) failed")
+            }
+        }
+    }
+
     // MARK: Starting
 
     private func pidFile(_ index: Int) -> String { Self.pidFile(of: members[index], in: directory) }
@@ -201,13 +276,13 @@ public final class EtcdCluster: @unchecked Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    private static func start(_ members: [Member], executable: String, in directory: String,
+    private static func start(_ members: [Member], options: Options, executable: String, in directory: String,
                               timeout: TimeInterval) throws -> (processes: [Process?], watchdog: Process) {
         let watchdog = try startWatchdog(for: directory)
         var processes: [Process] = []
         do {
             for member in members {
-                processes.append(try launch(member, of: members, executable: executable, in: directory))
+                processes.append(try launch(member, of: members, options: options, executable: executable, in: directory))
             }
             try waitUntilHealthy(members, processes: processes, in: directory, timeout: timeout)
             return (processes, watchdog)
@@ -252,13 +327,22 @@ public final class EtcdCluster: @unchecked Sendable {
         return process
     }
 
-    private static func launch(_ member: Member, of members: [Member], executable: String,
+    private static func launch(_ member: Member, of members: [Member], options: Options, executable: String,
                                in directory: String) throws -> Process {
         let cluster = members.map { "\($0.name)=\($0.peerURL)" }.joined(separator: ",")
-        let process = try runSilently(executable, [
+        var security: [String] = []
+        if let certificates = options.certificates {
+            security += ["--cert-file", certificates.memberCertificate, "--key-file", certificates.memberKey]
+            if options.requiresClientCertificates {
+                security += ["--trusted-ca-file", certificates.authority, "--client-cert-auth"]
+            }
+        }
+        if let ttl = options.authTokenTTL { security += ["--auth-token-ttl", String(ttl)] }
+        let listen = member.secureClientPort == nil ? member.clientURL : "\(member.endpoint),\(member.clientURL)"
+        let process = try runSilently(executable, security + [
             "--name", member.name,
             "--data-dir", "\(directory)/\(member.name)",
-            "--listen-client-urls", member.clientURL, "--advertise-client-urls", member.clientURL,
+            "--listen-client-urls", listen, "--advertise-client-urls", member.endpoint,
             "--listen-peer-urls", member.peerURL, "--initial-advertise-peer-urls", member.peerURL,
             "--initial-cluster", cluster, "--initial-cluster-state", "new",
             "--initial-cluster-token", (directory as NSString).lastPathComponent,
@@ -324,8 +408,15 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Whether `GET /health` on the member's client port answers `"health":"true"` within a second.
     private static func healthy(_ port: Int) -> Bool {
+        let request = "GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
+        return exchange(request, port: port)?.contains("\"health\":\"true\"") ?? false
+    }
+
+    /// The reply (headers and body) to `request` sent on the loopback port, or nil when it
+    /// cannot be sent.
+    private static func exchange(_ text: String, port: Int) -> String? {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return false }
+        guard socket >= 0 else { return nil }
         defer { close(socket) }
         var timeout = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -334,9 +425,9 @@ public final class EtcdCluster: @unchecked Sendable {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { return false }
-        let request = Array("GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        guard send(socket, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return false }
+        guard connected == 0 else { return nil }
+        let request = Array(text.utf8)
+        guard send(socket, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return nil }
         var reply: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1024)
         while reply.count < 16_384 {
@@ -344,7 +435,7 @@ public final class EtcdCluster: @unchecked Sendable {
             if read <= 0 { break }
             reply.append(contentsOf: chunk[0 ..< read])
         }
-        return String(decoding: reply, as: UTF8.self).contains("\"health\":\"true\"")
+        return String(decoding: reply, as: UTF8.self)
     }
 }
 
