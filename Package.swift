@@ -95,7 +95,14 @@ let package = Package(
         .target(name: "EtcdTestSupport", path: "Tests/EtcdSupport"),
         .testTarget(
             name: "LarderEtcdTests",
-            dependencies: ["LarderEtcd", "EtcdTestSupport", "LarderDocuments", "LarderTestSupport"]
+            // The worker is a dependency so that `swift test` builds it: the client-process
+            // tests run it as a child process.
+            dependencies: ["LarderEtcd", "EtcdTestSupport", "LarderDocuments", "LarderTestSupport", "LarderEtcdWorker"]
+        ),
+        .executableTarget(
+            name: "LarderEtcdWorker",
+            dependencies: ["Larder", "LarderEtcd"],
+            path: "Tests/LarderEtcdWorker"
         ),
         .testTarget(
             name: "LarderDocumentsTests",
