@@ -97,8 +97,9 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     public var watchCatchUpTimeout: Double = 5
 
     /// Opens the store under `prefix` on the cluster at `endpoints` (each a member's
-    /// `http://host:port` or `https://host:port`), finishing a staged commit another client published but did not finish
-    /// and removing the staging of one never published (once `stagingGracePeriod` old).
+    /// `http://host:port` or `https://host:port`), finishing a staged commit another client
+    /// published but did not finish and removing the staging of one never published (once
+    /// `stagingGracePeriod` old).
     ///
     /// ```swift
     /// let backend = try EtcdBackend(endpoints: ["http://127.0.0.1:2379"], prefix: "music")

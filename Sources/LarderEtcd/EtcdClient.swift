@@ -202,7 +202,7 @@ final class EtcdClient {
     }
 
     /// Whether etcd's refusal says the cluster wants a user and none was given.
-    private static func asksForAUser(code: Int, message: String) -> Bool {
+    private static func asksForAUser(_ message: String) -> Bool {
         message.contains("user name is empty") || message.contains("user name not found")
     }
 
@@ -214,7 +214,7 @@ final class EtcdClient {
         guard let credentials else {
             do {
                 return try send(path, body, as: Reply.self)
-            } catch let EtcdError.refused(code, message) where Self.asksForAUser(code: code, message: message)
+            } catch let EtcdError.refused(code, message) where Self.asksForAUser(message)
                 || Self.isInvalidToken(code: code, message: message) {
                 throw EtcdError.authenticationRequired(reason: message)
             }
