@@ -32,9 +32,13 @@ import NIOSSL
 /// The HTTP client every EtcdClient of the process shares (one event-loop group, pooled
 /// connections; never shut down, like `HTTPClient.shared`). Unlike that one it does not keep
 /// retrying a connection that is refused until the request's deadline: failover tries the next
-/// endpoint instead.
+/// endpoint instead. HTTP/1.1 only, on https:// too: etcd offers HTTP/2 there, and
+/// async-http-client 1.37's HTTP/2 request handler traps (a force-unwrap in
+/// `HTTP2ClientRequestHandler`) when a stream's connection fails under it, as TLS tests of a member
+/// that refuses the client make it do; a synchronous client gains nothing from multiplexing.
 let sharedEtcdHTTPClient: HTTPClient = {
     var configuration = HTTPClient.Configuration()
+    configuration.httpVersion = .http1Only
     configuration.connectionPool.retryConnectionEstablishment = false
     configuration.timeout = .init(connect: .seconds(2))
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
