@@ -34,8 +34,9 @@ import NIOSSL
 /// retrying a connection that is refused until the request's deadline: failover tries the next
 /// endpoint instead. HTTP/1.1 only, on https:// too: etcd offers HTTP/2 there, and
 /// async-http-client 1.37's HTTP/2 request handler traps (a force-unwrap in
-/// `HTTP2ClientRequestHandler`) when a stream's connection fails under it, as TLS tests of a member
-/// that refuses the client make it do; a synchronous client gains nothing from multiplexing.
+/// `HTTP2ClientRequestHandler`, swift-server/async-http-client issue 922, open) when a stream
+/// errors after its request is done, which the TLS tests met; a synchronous client gains nothing
+/// from multiplexing.
 let sharedEtcdHTTPClient: HTTPClient = {
     var configuration = HTTPClient.Configuration()
     configuration.httpVersion = .http1Only
