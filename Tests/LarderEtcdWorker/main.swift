@@ -108,8 +108,11 @@ func bigSave(_ endpoints: String, _ prefix: String, count: Int, stopName: String
         try store.saveChanges()
     } catch is StagedCommitInterrupted {
         say("stopped")
-        // The parent kills this process now: it never goes on from here.
-        while true { sleep(60) }
+        // The parent kills this process now: it never goes on from here. Should the parent be
+        // gone (an orphan is adopted by another process), it ends: a worker never outlives its test.
+        let parent = getppid()
+        while getppid() == parent { usleep(100_000) }
+        exit(3)
     }
     say("saved")
 }
