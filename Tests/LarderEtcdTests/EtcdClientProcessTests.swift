@@ -55,7 +55,7 @@ import Testing
         let prefix = EtcdTestStore.freshPrefix("killed")
         let layout = try EtcdKeyLayout(prefix: prefix)
         let client = try EtcdTestStore.client()
-        let count = 4000
+        let count = 2000
         let worker = try EtcdWorker("big-save", endpoints: cluster.endpoints, prefix: prefix, [String(count), "none"])
         #expect(worker.readLine() == "saving")
         // Watches the keys of the staged commit until the moment comes, then kills the worker.
