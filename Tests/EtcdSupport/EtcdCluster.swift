@@ -72,6 +72,19 @@ public final class EtcdCluster: @unchecked Sendable {
         var endpoint: String { secureClientPort.map { "https://127.0.0.1:\($0)" } ?? clientURL }
     }
 
+    /// How the members of a cluster on https:// check their clients.
+    public enum TLS: Sendable {
+        /// The members show their certificate; clients show none.
+        case serverOnly
+        /// The members also ask every client for a certificate the cluster's authority signed
+        /// (`--client-cert-auth`).
+        case clientCertificatesRequired
+    }
+
+    /// The certificates of a cluster on https:// (in its directory, removed with it); nil for
+    /// one on http://.
+    public var certificates: EtcdTestCertificates? { options.certificates }
+
     /// How the members serve their clients.
     private struct Options {
         var certificates: EtcdTestCertificates?
@@ -83,26 +96,25 @@ public final class EtcdCluster: @unchecked Sendable {
     /// everything it made when they do not. Tries new ports when another process took one
     /// between the pick and the start.
     ///
-    /// With `certificates`, the members serve their clients on https:// with the member
-    /// certificate, and ask them for one the authority signed when `requiresClientCertificates`;
+    /// With `tls`, the members serve their clients on https:// with certificates made for the
+    /// cluster in its directory (``certificates``), and ask them for one when it says so;
     /// `authTokenTTL` is etcd's `--auth-token-ttl` (seconds a token lives unused), for tests of
-    /// authentication (``enableAuthentication(rootPassword:)``).
+    /// authentication (``enableAuthentication(rootPassword:users:)``).
     ///
     /// ```swift
     /// let cluster = try EtcdCluster(memberCount: 3)
     /// defer { cluster.stop() }
     /// ```
-    public init(memberCount: Int = 3, certificates: EtcdTestCertificates? = nil, requiresClientCertificates: Bool = false,
-                authTokenTTL: Int? = nil, timeout: TimeInterval = 60) throws {
-        let options = Options(certificates: certificates, requiresClientCertificates: requiresClientCertificates,
-                              authTokenTTL: authTokenTTL)
-        let portsPerMember = certificates == nil ? 2 : 3
+    public init(memberCount: Int = 3, tls: TLS? = nil, authTokenTTL: Int? = nil, timeout: TimeInterval = 60) throws {
+        var options = Options(requiresClientCertificates: tls == .clientCertificatesRequired, authTokenTTL: authTokenTTL)
+        let portsPerMember = tls == nil ? 2 : 3
         guard let executable = Self.etcdExecutable() else { throw EtcdClusterError.etcdNotInstalled }
         var lastError: EtcdClusterError = .cannotStart(reason: "no attempt made")
         for _ in 0 ..< 3 {
             let directory = Self.temporaryRoot() + "larder-etcd-\(UUID().uuidString)"
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                options.certificates = try tls.map { _ in try EtcdTestCertificates(in: directory + "/certificates") }
                 let ports = try Self.freePorts(memberCount * portsPerMember)
                 let members = (0 ..< memberCount).map {
                     Member(name: "m\($0)", clientPort: ports[portsPerMember * $0], peerPort: ports[portsPerMember * $0 + 1],

@@ -1,16 +1,17 @@
 // EtcdTestCertificates: the certificates of a TLS test cluster, made at test time with the
-// `openssl` command line into a directory of their own: a certificate authority, a member
-// certificate it signed for 127.0.0.1 (usable as a client certificate too: etcd's JSON gateway
-// connects to its own gRPC server with it), a client certificate it signed, and a second,
-// unrelated authority that signed nothing the cluster shows (the "wrong CA" of the tests).
+// `openssl` command line into the cluster's directory (removed with it): a certificate
+// authority, a member certificate it signed for 127.0.0.1 (usable as a client certificate too:
+// etcd's JSON gateway connects to its own gRPC server with it), a client certificate it signed,
+// and a second, unrelated authority that signed nothing the cluster shows (the "wrong CA" of the
+// tests).
 
 import Foundation
 
 /// PEM files for a TLS test cluster and its clients, made with `openssl`.
 ///
 /// ```swift
-/// let certificates = try EtcdTestCertificates(in: directory)
-/// let cluster = try EtcdCluster(memberCount: 1, certificates: certificates)
+/// let cluster = try EtcdCluster(memberCount: 1, tls: .serverOnly)   // makes its own
+/// let authority = cluster.certificates?.authority
 /// ```
 public struct EtcdTestCertificates: Sendable {
     /// The directory holding the files.
@@ -19,11 +20,13 @@ public struct EtcdTestCertificates: Sendable {
     public var authority: String { "\(directory)/ca.pem" }
     /// An authority that signed neither.
     public var otherAuthority: String { "\(directory)/other-ca.pem" }
-    /// The member's certificate (subject alternative name IP 127.0.0.1) and key.
+    /// The member's certificate (subject alternative name IP 127.0.0.1).
     public var memberCertificate: String { "\(directory)/member.pem" }
+    /// The member certificate's private key.
     public var memberKey: String { "\(directory)/member-key.pem" }
-    /// The client's certificate and key.
+    /// The client's certificate.
     public var clientCertificate: String { "\(directory)/client.pem" }
+    /// The client certificate's private key.
     public var clientKey: String { "\(directory)/client-key.pem" }
     /// How many days the client certificate is valid from its making (the authority: 30).
     public static let clientValidityDays = 2

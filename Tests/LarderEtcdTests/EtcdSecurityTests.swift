@@ -11,49 +11,46 @@ import LarderDocuments
 import Testing
 @testable import LarderEtcd
 
-/// The secure clusters of this test process, each started on first use.
+/// The secure clusters of this test process, each started on first use, with certificates of
+/// its own (removed with it).
 enum SecureClusters {
-    static let certificates: Result<EtcdTestCertificates, EtcdClusterError> = Result {
-        let directory = NSTemporaryDirectory() + "larder-etcd-certificates-\(UUID().uuidString)"
-        certificatesToRemoveAtExit = directory
-        atexit { certificatesToRemoveAtExit.map { try? FileManager.default.removeItem(atPath: $0) } }
-        return try EtcdTestCertificates(in: directory)
-    }.mapError { $0 as? EtcdClusterError ?? .cannotStart(reason: "\($0)") }
-
-    /// Serves https:// and asks every client for a certificate the test authority signed.
+    /// Serves https:// and asks every client for a certificate the cluster's authority signed.
     static let mutualTLS: Result<EtcdCluster, EtcdClusterError> = Result {
-        try EtcdCluster(memberCount: 1, certificates: certificates.get(), requiresClientCertificates: true)
+        try EtcdCluster(memberCount: 1, tls: .clientCertificatesRequired)
     }.mapError { $0 as? EtcdClusterError ?? .cannotStart(reason: "\($0)") }
 
     static let rootPassword = "correct horse battery staple"
     /// Tokens live this many seconds unused.
     static let tokenLifetime = 2
-
     /// A user who may read and write the store `limited` and nothing else.
     static let limitedUser = EtcdCluster.PrefixUser(name: "larder", password: "only my prefix", prefix: "limited/")
 
     /// Serves https:// with authentication enabled for `root` and `limitedUser`.
     static let authenticated: Result<EtcdCluster, EtcdClusterError> = Result {
-        let cluster = try EtcdCluster(memberCount: 1, certificates: certificates.get(), authTokenTTL: tokenLifetime)
+        let cluster = try EtcdCluster(memberCount: 1, tls: .serverOnly, authTokenTTL: tokenLifetime)
         try cluster.enableAuthentication(rootPassword: rootPassword, users: [limitedUser])
         return cluster
     }.mapError { $0 as? EtcdClusterError ?? .cannotStart(reason: "\($0)") }
 
+    /// The certificates of `cluster` (one on https://).
+    static func certificates(of cluster: EtcdCluster) throws -> EtcdTestCertificates {
+        guard let certificates = cluster.certificates else { throw EtcdClusterError.cannotStart(reason: "a cluster without TLS") }
+        return certificates
+    }
+
     /// The options of a client of `mutualTLS`.
     static func clientSecurity() throws -> EtcdSecurity {
-        let certificates = try certificates.get()
+        let certificates = try certificates(of: mutualTLS.get())
         return EtcdSecurity(trustedCertificateAuthorityFile: certificates.authority,
                             clientCertificate: .init(certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey))
     }
 
     /// The options of a client of `authenticated` with `password`.
     static func rootSecurity(password: String = rootPassword) throws -> EtcdSecurity {
-        EtcdSecurity(trustedCertificateAuthorityFile: try certificates.get().authority,
+        EtcdSecurity(trustedCertificateAuthorityFile: try certificates(of: authenticated.get()).authority,
                      credentials: .init(user: "root", password: password))
     }
 }
-
-nonisolated(unsafe) private var certificatesToRemoveAtExit: String?
 
 @Suite struct EtcdTLSTests {
     @Test func aStoreSavesAndReadsThroughMutualTLS() throws {
@@ -77,7 +74,7 @@ nonisolated(unsafe) private var certificatesToRemoveAtExit: String?
 
     @Test func aMemberCertificateAnotherAuthoritySignedIsATypedTLSFailure() throws {
         let cluster = try SecureClusters.mutualTLS.get()
-        let certificates = try SecureClusters.certificates.get()
+        let certificates = try SecureClusters.certificates(of: cluster)
         var security = try SecureClusters.clientSecurity()
         security.trustedCertificateAuthorityFile = certificates.otherAuthority
         let start = Date()
@@ -93,7 +90,7 @@ nonisolated(unsafe) private var certificatesToRemoveAtExit: String?
 
     @Test func mutualTLSWithoutAClientCertificateIsATypedTLSFailure() throws {
         let cluster = try SecureClusters.mutualTLS.get()
-        let security = EtcdSecurity(trustedCertificateAuthorityFile: try SecureClusters.certificates.get().authority)
+        let security = EtcdSecurity(trustedCertificateAuthorityFile: try SecureClusters.certificates(of: cluster).authority)
         let start = Date()
         #expect {
             try EtcdBackend(endpoints: cluster.endpoints, prefix: "p", security: security)
@@ -118,7 +115,7 @@ nonisolated(unsafe) private var certificatesToRemoveAtExit: String?
     }
 
     @Test func missingOrGarbledSecurityFilesAreTypedErrors() throws {
-        let certificates = try SecureClusters.certificates.get()
+        let certificates = try SecureClusters.certificates(of: SecureClusters.mutualTLS.get())
         let garbled = certificates.directory + "/garbled-\(UUID().uuidString).pem"
         try Data("-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n".utf8)
             .write(to: URL(fileURLWithPath: garbled))
@@ -211,7 +208,7 @@ nonisolated(unsafe) private var certificatesToRemoveAtExit: String?
 
     @Test func noCredentialsOnAClusterWithAuthenticationIsATypedError() throws {
         let cluster = try SecureClusters.authenticated.get()
-        let security = EtcdSecurity(trustedCertificateAuthorityFile: try SecureClusters.certificates.get().authority)
+        let security = EtcdSecurity(trustedCertificateAuthorityFile: try SecureClusters.certificates(of: cluster).authority)
         #expect {
             try EtcdBackend(endpoints: cluster.endpoints, prefix: "p", security: security)
         } throws: { error in
