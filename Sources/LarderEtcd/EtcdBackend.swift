@@ -145,7 +145,7 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
             throw error
         }
         watch = EtcdWatch(endpoints: client.endpoints, from: layout.root, before: EtcdKeyLayout.end(ofPrefix: layout.root),
-                          startRevision: revision + 1) { changeLog.receive($0) }
+                          startRevision: revision + 1, preparingRequests: client.requestPreparation) { changeLog.receive($0) }
     }
 
     deinit {

@@ -24,6 +24,7 @@
 
 import AsyncHTTPClient
 import Foundation
+import Larder
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -69,8 +70,13 @@ final class EtcdClient {
     /// The TLS configuration of https:// endpoints (nil when there is none).
     private let tlsConfiguration: TLSConfiguration?
     private let credentials: EtcdSecurity.Credentials?
-    /// The token etcd gave for `credentials`, sent with every request.
-    private var token: String?
+    /// The token etcd gave for `credentials`, sent with every request (the watch's too, from
+    /// the HTTP client's event loops: hence the lock).
+    private let sharedToken = Locked<String?>(nil)
+    private var token: String? {
+        get { sharedToken.withLock { $0 } }
+        set { sharedToken.withLock { $0 = newValue } }
+    }
     private let httpClient: HTTPClient
     private let requestTimeout: TimeAmount
     private let retryInterval: TimeInterval
@@ -104,6 +110,18 @@ final class EtcdClient {
         self.httpClient = httpClient
         self.requestTimeout = requestTimeout
         self.retryInterval = retryInterval
+    }
+
+    /// Gives `request` to `endpoint` what every request of this client carries: the TLS
+    /// configuration of an https:// endpoint and the authentication token. Safe from any thread
+    /// (the watch prepares its requests on the HTTP client's event loops).
+    var requestPreparation: @Sendable (inout HTTPClient.Request, _ endpoint: String) -> Void {
+        let tlsConfiguration = tlsConfiguration
+        let sharedToken = sharedToken
+        return { request, endpoint in
+            if let token = sharedToken.withLock({ $0 }), !token.isEmpty { request.headers.add(name: "Authorization", value: token) }
+            if endpoint.hasPrefix("https://") { request.tlsConfiguration = tlsConfiguration }
+        }
     }
 
     private static func checked(_ endpoint: String) throws -> String {
@@ -312,8 +330,7 @@ final class EtcdClient {
         do {
             var request = try HTTPClient.Request(url: endpoint + path, method: .POST)
             request.headers.add(name: "Content-Type", value: "application/json")
-            if let token, !token.isEmpty { request.headers.add(name: "Authorization", value: token) }
-            if endpoint.hasPrefix("https://") { request.tlsConfiguration = tlsConfiguration }
+            requestPreparation(&request, endpoint)
             request.body = .data(body)
             let response = try httpClient.execute(request: request, deadline: .now() + requestTimeout).wait()
             let bytes = response.body.map { Array($0.readableBytesView) } ?? []

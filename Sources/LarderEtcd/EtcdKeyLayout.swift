@@ -4,7 +4,8 @@
 //   <prefix>/s/<id>/<n>        chunk n (8 hex digits) of staged commit <id>: nobody reads these
 //   <prefix>/c/<id>            the record that publishes staged commit <id>
 //   <prefix>/v                 rewritten by every save: its revision is the store's last save's
-//   <prefix>/r/<table>         the next rowID of the table no client was given (8 bytes, big-endian)
+//   <prefix>/x/<table>         the next rowID of the table no client was given (8 bytes, big-endian;
+//                              after `v`, so that no range of commit records and staging holds it)
 //
 // The table name is escaped ('%' and '/' as %25 and %2F), so it holds no slash and the slash after
 // it ends it: no table's keys can begin with another table's prefix ("a" + "b/x" and "a/b" +
@@ -132,10 +133,10 @@ public struct EtcdKeyLayout: Sendable {
     /// the first rowID nobody was given).
     ///
     /// ```swift
-    /// layout.rowIDCounterKey("Song")   // "music/r/Song"
+    /// layout.rowIDCounterKey("Song")   // "music/x/Song"
     /// ```
     public func rowIDCounterKey(_ table: String) -> [UInt8] {
-        root + [0x72, 0x2F] + Self.escaped(table)   // r/
+        root + [0x78, 0x2F] + Self.escaped(table)   // x/
     }
 
     /// The key every save rewrites, whose revision tells a client whether another saved since

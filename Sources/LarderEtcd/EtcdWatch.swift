@@ -39,6 +39,8 @@ final class EtcdWatch: @unchecked Sendable {
     private let end: [UInt8]
     private let maximumLineLength: Int
     private let httpClient: HTTPClient
+    /// Adds what every request to the cluster carries (TLS configuration, authentication token).
+    private let prepare: @Sendable (inout HTTPClient.Request, String) -> Void
     private let deliver: @Sendable (EtcdWatchUpdate) -> Void
     private let lock = NSLock()
     private var position: WatchPosition
@@ -53,12 +55,14 @@ final class EtcdWatch: @unchecked Sendable {
     /// event-loop thread of the HTTP client (it must not block, nor call back into the watch).
     init(endpoints: [String], from key: [UInt8], before end: [UInt8], startRevision: Int64,
          maximumLineLength: Int = 8 << 20, httpClient: HTTPClient = sharedEtcdWatchHTTPClient,
+         preparingRequests prepare: @escaping @Sendable (inout HTTPClient.Request, String) -> Void = { _, _ in },
          deliver: @escaping @Sendable (EtcdWatchUpdate) -> Void) {
         self.endpoints = endpoints
         self.key = key
         self.end = end
         self.maximumLineLength = maximumLineLength
         self.httpClient = httpClient
+        self.prepare = prepare
         self.deliver = deliver
         position = WatchPosition(next: startRevision)
         connect()
@@ -97,6 +101,7 @@ final class EtcdWatch: @unchecked Sendable {
             // etcd cancels the watch when the member loses its leader (a member cut off from the
             // others would otherwise stay silent): the watch then moves to another member.
             request.headers.add(name: "Grpc-Metadata-hasleader", value: "true")
+            prepare(&request, endpoint)
             request.body = .data(try encoder.encode(create))
             connection = httpClient.execute(request: request, delegate: delegate)
         } catch {

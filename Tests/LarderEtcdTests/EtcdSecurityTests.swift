@@ -50,6 +50,17 @@ enum SecureClusters {
         EtcdSecurity(trustedCertificateAuthorityFile: try certificates(of: authenticated.get()).authority,
                      credentials: .init(user: "root", password: password))
     }
+
+    /// Two backends on `cluster` with `security`: the second's save reaches the first through
+    /// its watch (exact keys, not "unknown"), so the watch too passed TLS and authentication.
+    static func expectTheWatchSeesAnotherClientsSave(on cluster: EtcdCluster, security: EtcdSecurity, prefix: String) throws {
+        let watching = try EtcdBackend(endpoints: cluster.endpoints, prefix: prefix, security: security)
+        let saving = try EtcdBackend(endpoints: cluster.endpoints, prefix: prefix, security: security)
+        var batch = WriteBatch()
+        batch.put([42], forKey: [7], in: "t")
+        try saving.apply(batch)
+        #expect(try watching.refreshToNewestState() == .changed(keys: ["t": [[7]]]))
+    }
 }
 
 @Suite struct EtcdTLSTests {
@@ -70,6 +81,8 @@ enum SecureClusters {
         for (number, rowID) in rowIDs.enumerated() {
             #expect(try reread.document(id: rowID)?["text"] == .string("note \(number)"))
         }
+        try SecureClusters.expectTheWatchSeesAnotherClientsSave(on: cluster, security: SecureClusters.clientSecurity(),
+                                                                prefix: EtcdTestStore.freshPrefix("tlswatch"))
     }
 
     @Test func aMemberCertificateAnotherAuthoritySignedIsATypedTLSFailure() throws {
@@ -175,6 +188,8 @@ enum SecureClusters {
         let again = try DocumentStore(backend: EtcdBackend(endpoints: cluster.endpoints, prefix: prefix,
                                                            security: SecureClusters.rootSecurity()))
         #expect(try again.collection("notes").document(id: rowID)?["text"] == .string("for root's eyes"))
+        try SecureClusters.expectTheWatchSeesAnotherClientsSave(on: cluster, security: SecureClusters.rootSecurity(),
+                                                                prefix: EtcdTestStore.freshPrefix("authwatch"))
     }
 
     @Test func aUserWithAPrefixOfItsOwnUsesItsStoreAndNoOther() throws {

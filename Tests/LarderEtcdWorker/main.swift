@@ -13,7 +13,7 @@
 //   seed-counter ENDPOINTS PREFIX          make the counter, at 0; print "seeded"
 //   increment ENDPOINTS PREFIX TIMES PAUSE print "ready", wait for a line on stdin, then TIMES
 //                                          times: read the counter, add one, save; on a conflict
-//                                          open the store again and retry; after a save, pause
+//                                          (the counter then shows the other's save) retry; after a save, pause
 //                                          up to PAUSE milliseconds (at random), as a client
 //                                          between requests. Print "ack V" for each saved value
 //                                          V, "conflicts C" at the end
@@ -141,7 +141,7 @@ func counter(in store: Store) throws -> EtcdWorkerCounter {
 }
 
 func increment(_ endpoints: String, _ prefix: String, times: Int, pauseMilliseconds: Int) throws {
-    var (store, _) = try openStore(endpoints, prefix)
+    let (store, _) = try openStore(endpoints, prefix)
     say("ready")
     _ = readLine()
     var conflicts = 0
@@ -154,10 +154,10 @@ func increment(_ endpoints: String, _ prefix: String, times: Int, pauseMilliseco
             say("ack \(counter.value)")
             saved += 1
             usleep(UInt32(Int.random(in: 0 ... max(0, pauseMilliseconds)) * 1000))
-        } catch EtcdError.conflict {
+        } catch StoreError.conflict {
+            // Another process saved the counter first: the save took that in, dropped this
+            // change, and the counter shows the other's value. Add one to it and save again.
             conflicts += 1
-            try? store.close()
-            (store, _) = try openStore(endpoints, prefix)
         }
     }
     say("conflicts \(conflicts)")
