@@ -96,6 +96,14 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     /// ```
     public var watchCatchUpTimeout: Double = 5
 
+    /// Always true: other clients save to the same cluster and prefix. A `StorePool` refuses
+    /// the backend (`StoreError.sharedBackendInPool`); use a `Store` and its `refresh()`.
+    ///
+    /// ```swift
+    /// backend.isShared   // true
+    /// ```
+    public var isShared: Bool { true }
+
     /// Opens the store under `prefix` on the cluster at `endpoints` (each a member's
     /// `http://host:port` or `https://host:port`), finishing a staged commit another client
     /// published but did not finish and removing the staging of one never published (once

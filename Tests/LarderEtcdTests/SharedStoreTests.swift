@@ -232,4 +232,23 @@ final class SharedNote: StoredObject {
         #expect(texts == ["a", "b", "c", "d"])
         #expect(try d.verify().problems.isEmpty)
     }
+
+    /// A pool's reads are snapshots of its own commits, which other clients' saves would go
+    /// around: it refuses the shared backend, leaving it whole for a Store.
+    @Test func aStorePoolRefusesTheSharedBackendAndLeavesItToAStore() throws {
+        let prefix = EtcdTestStore.freshPrefix("shared-pool")
+        let backend = try EtcdTestStore.backend(prefix: prefix)
+        #expect(backend.isShared)
+        #expect(throws: StoreError.sharedBackendInPool) {
+            try StorePool(backend: backend, classes: [SharedNote.self])
+        }
+        let store = try Store(backend: backend)
+        try store.register(SharedNote.self)
+        try store.insert(SharedNote("after the pool"))
+        try store.saveChanges()
+        try store.close()
+        let other = try open(prefix)
+        #expect(try texts(other) == [1: "after the pool"])
+        try other.close()
+    }
 }

@@ -116,6 +116,11 @@ public protocol Backend: AnyObject {
     /// when no later block was reserved (a store closing): the next one begins there. Does
     /// nothing otherwise, and by default.
     func returnRowIDs(_ rowIDs: Range<UInt64>, in table: String) throws
+
+    /// True when other clients (processes on other machines) save to the same storage, as on
+    /// an etcd cluster: their saves reach this process only through ``refreshToNewestState()``.
+    /// False by default. A ``StorePool`` refuses such a backend.
+    var isShared: Bool { get }
 }
 
 extension Backend {
@@ -242,4 +247,11 @@ extension Backend {
     /// try backend.returnRowIDs(7 ..< 65, in: "Song")
     /// ```
     public func returnRowIDs(_ rowIDs: Range<UInt64>, in table: String) throws {}
+
+    /// A backend is this process's alone unless it says otherwise.
+    ///
+    /// ```swift
+    /// MemoryBackend().isShared   // false
+    /// ```
+    public var isShared: Bool { false }
 }

@@ -293,4 +293,6 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     }
 
     var isReadOnly: Bool { base.isReadOnly }
+
+    var isShared: Bool { base.isShared }
 }

@@ -64,13 +64,17 @@ public final class StorePool: Sendable {
                       configuration: configuration, classes: classes, maximumReaderCount: maximumReaderCount)
     }
 
-    /// Opens a pool on `backend`, which it owns from now on (use it no other way).
+    /// Opens a pool on `backend`, which it owns from now on (use it no other way). A backend
+    /// other clients save to (``Backend/isShared``, an etcd cluster) is refused with
+    /// ``StoreError/sharedBackendInPool`` and left to the caller: a read's snapshot could not
+    /// follow their saves. Use a ``Store`` and ``Store/refresh()`` there.
     ///
     /// ```swift
     /// let pool = try StorePool(backend: MemoryBackend(), classes: [Song.self])
     /// ```
     public init(backend: any Backend, configuration: Store.Configuration = .init(),
                 classes: [StoredObject.Type], maximumReaderCount: Int = StorePool.defaultMaximumReaderCount) throws {
+        guard !backend.isShared else { throw StoreError.sharedBackendInPool }
         files = SnapshotBackend(base: backend)
         let store = try Store(backend: files, configuration: configuration)
         for type in classes { try store.register(type) }

@@ -69,6 +69,10 @@ public enum StoreError: Error, Equatable, Sendable {
     /// the pool's readers could not follow): close the pool, or use a ``Store`` while no pool
     /// has the store open.
     case unavailableInPool(operation: String)
+    /// A ``StorePool`` was given a backend other clients save to (``Backend/isShared``, an
+    /// etcd cluster): its snapshot reads could not follow their saves. Use a ``Store`` on
+    /// that backend and its ``Store/refresh()``.
+    case sharedBackendInPool
     /// The store is encrypted and no key was given (or a record is encrypted and the store
     /// has no key).
     case encryptionKeyRequired
@@ -148,6 +152,7 @@ extension StoreError: CustomStringConvertible {
         case let .invalidBufferName(name): return "invalid buffer name '\(name)'"
         case .saveDuringEnumeration: return "saveChanges() cannot run inside forEachObject"
         case let .unavailableInPool(operation): return "\(operation) cannot run on a context of a StorePool"
+        case .sharedBackendInPool: return "a StorePool cannot run on a backend other clients save to: use a Store and refresh()"
         case .saveDuringObservation: return "an observation's fetch cannot save or write a named buffer"
         case let .objectHasUnsavedChanges(name, rowID): return "\(name) \(rowID) has changes not saved: save or discard them first"
         case .unsavedChanges: return "the store has unsaved changes: save or discard them before closing"
