@@ -178,7 +178,8 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     /// as the backend's watch saw them. The cached values of other keys stay (they are still
     /// true); those keys' are dropped. When the watch cannot tell (etcd compacted the revisions
     /// away, or the watch is down for ``watchCatchUpTimeout``) it answers `.changed(keys: nil)`
-    /// and empties the cache. `Store.refresh()` calls it.
+    /// and empties the cache, and the watch moves to another member (the one it read from may
+    /// have stopped answering without closing its connection). `Store.refresh()` calls it.
     ///
     /// ```swift
     /// if case .changed(let keys?) = try backend.refreshToNewestState() {
@@ -197,6 +198,9 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         }
         guard let changed = changeLog.changedKeys(after: before, through: newest, lastSave: lastSave,
                                                   timeout: watchCatchUpTimeout) else {
+            // The watch is behind, or lost history: it may be hanging on a member that no longer
+            // answers, so it moves on, and the next refresh can name keys again.
+            watch?.moveToAnotherMember()
             pin(newest, keepingCache: false)
             return .changed(keys: nil)
         }

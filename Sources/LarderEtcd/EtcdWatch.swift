@@ -83,6 +83,18 @@ final class EtcdWatch: @unchecked Sendable {
         connection?.cancel()
     }
 
+    /// Drops the connection in use as a failed one: the watch connects to the next endpoint,
+    /// from the revision after the last it delivered (nothing is lost or repeated). For a
+    /// member that stopped answering without closing its connection (a frozen process, a
+    /// machine cut off that still believes in its leader), which a quiet stream cannot tell
+    /// apart from a quiet prefix.
+    func moveToAnotherMember() {
+        lock.lock()
+        let connection = self.connection
+        lock.unlock()
+        connection?.cancel()
+    }
+
     private func connect() {
         lock.lock()
         defer { lock.unlock() }

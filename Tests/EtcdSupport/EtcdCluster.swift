@@ -156,6 +156,33 @@ public final class EtcdCluster: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: pidFile(index))
     }
 
+    /// Freezes member `index` with SIGSTOP: its process and its connections stay open, but it
+    /// answers nothing, as a hung machine; ``thaw(member:)`` lets it go on.
+    ///
+    /// ```swift
+    /// cluster.freeze(member: 0)
+    /// defer { cluster.thaw(member: 0) }
+    /// ```
+    public func freeze(member index: Int) {
+        sendSignal(SIGSTOP, toMember: index)
+    }
+
+    /// Lets member `index`, frozen by ``freeze(member:)``, go on (SIGCONT).
+    ///
+    /// ```swift
+    /// cluster.thaw(member: 0)
+    /// ```
+    public func thaw(member index: Int) {
+        sendSignal(SIGCONT, toMember: index)
+    }
+
+    private func sendSignal(_ signal: Int32, toMember index: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let process = processes[index] else { return }
+        Glibc.kill(process.processIdentifier, signal)
+    }
+
     /// Starts member `index` again on its data directory and waits until it is healthy.
     ///
     /// ```swift

@@ -106,6 +106,36 @@ import Testing
         #expect(throws: EtcdError.self) { try backend.withValue(forKey: [4], in: "t") { $0 == nil } }
     }
 
+    /// A member frozen with SIGSTOP keeps the watch's connection open and says nothing: the
+    /// refresh that waits for it in vain moves the watch on, and the next names keys again.
+    @Test func aWatchOnAFrozenMemberMovesOnAndTheNextRefreshNamesKeysAgain() throws {
+        let cluster = try EtcdCluster(memberCount: 3)
+        defer { cluster.stop() }
+        // The reader's watch and requests go to member 0 first; the writer never asks it.
+        let reader = try EtcdBackend(endpoints: cluster.endpoints, prefix: "frozen", requestTimeout: 1, failoverTime: 10)
+        reader.watchCatchUpTimeout = 1
+        let writer = try EtcdBackend(endpoints: Array(cluster.endpoints[1...]), prefix: "frozen", requestTimeout: 1, failoverTime: 10)
+        var first = WriteBatch()
+        first.put([1], forKey: [1], in: "t")
+        try writer.apply(first)
+        #expect(try reader.refreshToNewestState() == .changed(keys: ["t": [[1]]]))
+
+        cluster.freeze(member: 0)
+        defer { cluster.thaw(member: 0) }
+        var second = WriteBatch()
+        second.put([2], forKey: [2], in: "t")
+        try writer.apply(second)
+        #expect(try reader.refreshToNewestState() == .changed(keys: nil))
+        #expect(try reader.withValue(forKey: [2], in: "t") { $0.map(Array.init) } == [2])
+
+        var third = WriteBatch()
+        third.put([3], forKey: [3], in: "t")
+        third.put([20], forKey: [2], in: "t")
+        try writer.apply(third)
+        #expect(try reader.refreshToNewestState() == .changed(keys: ["t": [[2], [3]]]))
+        #expect(try reader.withValue(forKey: [3], in: "t") { $0.map(Array.init) } == [3])
+    }
+
     @Test func whenTheWatchCannotTellARefreshSaysAnyKeyMayHaveChangedAndEmptiesTheCache() throws {
         let cluster = try EtcdCluster(memberCount: 1)
         defer { cluster.stop() }
