@@ -106,6 +106,25 @@ import Testing
         #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
     }
 
+    /// The publishing transaction carries the first writes (so they are neither staged nor
+    /// copied): in the table from the commit point, and still unseen by a reader at its revision.
+    @Test func thePublishingTransactionWritesTheFirstWritesAndAReaderStillSeesNoneOfThem() throws {
+        let (prefix, writer) = try seeded()
+        let reader = try EtcdTestStore.backend(prefix: prefix, limits: small)
+        writer.interruption = .afterPublishing
+        #expect(throws: StagedCommitInterrupted.self) { try writer.apply(bigBatch(fill: 5)) }
+        let table = writer.layout.tablePrefix("t")
+        let written = try EtcdTestStore.client().range(from: table, before: EtcdKeyLayout.end(ofPrefix: table), revision: nil)
+            .records.filter { $0.value.first == 5 }.count
+        // 8 operations a transaction, less the commit record and the save key.
+        #expect(written == 6)
+        let old = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(1)) } + [(200, 1)])
+        #expect(try contents(reader) == old)
+        try reader.refresh()
+        #expect(try contents(reader) == Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(5)) }))
+        #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
+    }
+
     @Test func aSmallSaveFinishesAPublishedCommitFirst() throws {
         let (prefix, writer) = try seeded()
         writer.interruption = .afterRollingForward(transactions: 1)
