@@ -98,8 +98,13 @@ public struct EtcdKeyLayout: Sendable {
         return bytes
     }
 
-    /// The first key after every key that begins with `prefix` (etcd's `range_end` of a prefix).
-    static func end(ofPrefix prefix: [UInt8]) -> [UInt8] {
+    /// The first key after every key that begins with `prefix` (etcd's `range_end` of a prefix):
+    /// a range read from `prefix` before it reads every key under the prefix.
+    ///
+    /// ```swift
+    /// EtcdKeyLayout.end(ofPrefix: Array("music/t/Song/".utf8))   // "music/t/Song0" (slash + 1)
+    /// ```
+    public static func end(ofPrefix prefix: [UInt8]) -> [UInt8] {
         var end = prefix
         while let last = end.last {
             if last < 0xFF {

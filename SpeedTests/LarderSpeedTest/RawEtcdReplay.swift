@@ -22,16 +22,16 @@ struct RawEtcdReplay {
                 _ = try client.range(from: fullKey, before: nil)
             case let .scan(table, from, through, reverse, records):
                 let prefix = layout.tablePrefix(table)
-                try scan(from: prefix + (from ?? []), before: through.map { prefix + $0 + [0] } ?? Self.end(of: prefix),
+                try scan(from: prefix + (from ?? []), before: through.map { prefix + $0 + [0] } ?? EtcdKeyLayout.end(ofPrefix: prefix),
                          reverse: reverse, records: records)
             case let .scanHolding(table, start, through, records):
                 let prefix = layout.tablePrefix(table)
-                let upper = through.map { prefix + $0 + [0] } ?? Self.end(of: prefix)
+                let upper = through.map { prefix + $0 + [0] } ?? EtcdKeyLayout.end(ofPrefix: prefix)
                 let holder = try client.range(from: prefix, before: prefix + start + [0], limit: 1, descending: true)
                 try scan(from: holder.records.first?.key ?? prefix, before: upper, reverse: false, records: records)
             case let .count(table):
                 let prefix = layout.tablePrefix(table)
-                _ = try client.range(from: prefix, before: Self.end(of: prefix), countOnly: true)
+                _ = try client.range(from: prefix, before: EtcdKeyLayout.end(ofPrefix: prefix), countOnly: true)
             case let .apply(batch):
                 try write(batch)
             }
@@ -79,18 +79,5 @@ struct RawEtcdReplay {
             bytes += cost
         }
         if start < writes.count { try client.write(writes[start...]) }
-    }
-
-    /// The first key after every key that begins with `prefix` (which ends with a slash).
-    static func end(of prefix: [UInt8]) -> [UInt8] {
-        var end = prefix
-        while let last = end.last {
-            if last < 0xFF {
-                end[end.count - 1] = last + 1
-                return end
-            }
-            end.removeLast()
-        }
-        return [0]
     }
 }
