@@ -39,7 +39,15 @@ struct WatchResult: Decodable {
 /// One event: a put or delete of one key (`kv.mod_revision` is the revision that made it).
 struct WatchEventReply: Decodable {
     var type: WatchEventType?
-    var kv: ReplyKeyValue?
+    var kv: WatchedKeyValue?
+}
+
+/// An event's key-value as the watch reads it: its key and revision. The value (a put's whole
+/// record, base64) is left undecoded: the watch only names keys, and decoding every value cost
+/// more than the rest of a save's watch traffic together.
+struct WatchedKeyValue: Decodable {
+    var key: String?
+    var modRevision: ProtoInt64?
 }
 
 /// An event's type: proto3 JSON writes the enum's name, and leaves out PUT, its zero value.
