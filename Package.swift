@@ -88,7 +88,7 @@ let package = Package(
         ),
         .target(
             name: "LarderEtcd",
-            dependencies: ["Larder", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            dependencies: ["Larder", "CZlib", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl")]
         ),
         // The 3-node etcd cluster the tests start on loopback (Debian's etcd-server): Foundation only.

@@ -2,16 +2,28 @@
 // that publishes a staged commit. Read back from etcd by whoever finishes the commit, so every
 // byte is hostile: decoding checks each length and throws EtcdError.damagedCommit.
 //
-//   chunk:  "LEC1", then per write: kind (1 put, 2 delete), key length (UInt32 big-endian), key,
-//           and for a put the value length (UInt32 big-endian) and value
+//   body:   per write: kind (1 put, 2 delete), key length (UInt32 big-endian), key, and for a
+//           put the value length (UInt32 big-endian) and value
+//   chunk:  "LEC2", the body's CRC-32 (UInt32 big-endian), the body
+//        or "LEZ1", the CRC-32 of the compressed bytes, the body's length (both UInt32
+//           big-endian), the body deflated (zlib): written when that is smaller. A staged chunk
+//           is written twice (staged, then copied into the tables), so its bytes cost the
+//           cluster twice; a chunk of pages deflates to about a third.
 //   commit: "LEP1", chunk count (UInt32 big-endian), write count (UInt32 big-endian)
 
+import CZlib
 import Larder
 
 enum EtcdStagedChunk {
     static let chunkMagic: [UInt8] = Array("LEC2".utf8)
+    static let compressedMagic: [UInt8] = Array("LEZ1".utf8)
     /// The magic and the checksum before a chunk's writes.
     static let headerSize = 8
+    /// The magic, the checksum and the body's length before a compressed chunk's bytes.
+    static let compressedHeaderSize = 12
+    /// The longest body a compressed chunk may say it holds (what a hostile length can make a
+    /// reader allocate); a longer body is written uncompressed.
+    static let largestBody = 1 << 26
     static let commitMagic: [UInt8] = Array("LEP1".utf8)
 
     /// The bytes a write takes in a chunk.
@@ -34,14 +46,67 @@ enum EtcdStagedChunk {
         return chunks
     }
 
-    /// The chunk of `body`: the magic, its checksum, itself.
-    private static func sealed(_ body: [UInt8]) -> [UInt8] {
-        var chunk = chunkMagic
-        append(body, to: &chunk)
-        // The length slot holds the checksum instead: the body runs to the chunk's end.
-        let crc = body.withUnsafeBytes { Checksum.crc32($0) }
-        chunk.replaceSubrange(4 ..< 8, with: [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)])
+    /// The chunk of `body`: deflated when that is smaller, else the magic, its checksum, itself.
+    static func sealed(_ body: [UInt8]) -> [UInt8] {
+        if let compressed = deflated(body) { return compressed }
+        var chunk = chunkMagic + bigEndian(body.withUnsafeBytes { Checksum.crc32($0) })
+        chunk += body
         return chunk
+    }
+
+    /// `body` as a compressed chunk, or nil when deflating does not make it smaller.
+    private static func deflated(_ body: [UInt8]) -> [UInt8]? {
+        guard !body.isEmpty, body.count <= largestBody else { return nil }
+        var chunk = [UInt8](repeating: 0, count: compressedHeaderSize + Int(compressBound(uLong(body.count))))
+        var length = uLongf(chunk.count - compressedHeaderSize)
+        let status = chunk.withUnsafeMutableBufferPointer { output in
+            body.withUnsafeBufferPointer { input in
+                compress2(output.baseAddress! + compressedHeaderSize, &length, input.baseAddress!, uLong(input.count), Z_BEST_SPEED)
+            }
+        }
+        guard status == Z_OK, compressedHeaderSize + Int(length) < headerSize + body.count else { return nil }
+        chunk.removeLast(chunk.count - compressedHeaderSize - Int(length))
+        let crc = chunk.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[compressedHeaderSize...])) }
+        chunk.replaceSubrange(0 ..< compressedHeaderSize, with: compressedMagic + bigEndian(crc) + bigEndian(UInt32(body.count)))
+        return chunk
+    }
+
+    /// The body of a chunk stored under `key`, its checksum checked (and inflated, to exactly the
+    /// length it states).
+    private static func body(of chunk: [UInt8], key: String) throws -> ArraySlice<UInt8> {
+        func number(at offset: Int) -> UInt32 {
+            UInt32(chunk[offset]) << 24 | UInt32(chunk[offset + 1]) << 16 | UInt32(chunk[offset + 2]) << 8 | UInt32(chunk[offset + 3])
+        }
+        if chunk.count >= headerSize, chunk.starts(with: chunkMagic) {
+            guard chunk.withUnsafeBytes({ Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }) == number(at: 4) else {
+                throw EtcdError.damagedCommit(key: key, reason: "the checksum does not match")
+            }
+            return chunk[headerSize...]
+        }
+        guard chunk.count > compressedHeaderSize, chunk.starts(with: compressedMagic) else {
+            throw EtcdError.damagedCommit(key: key, reason: "not a staged chunk")
+        }
+        guard chunk.withUnsafeBytes({ Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[compressedHeaderSize...])) }) == number(at: 4) else {
+            throw EtcdError.damagedCommit(key: key, reason: "the checksum does not match")
+        }
+        let count = Int(number(at: 8))
+        guard count > 0, count <= largestBody else { throw EtcdError.damagedCommit(key: key, reason: "a body of \(count) bytes") }
+        var body = [UInt8](repeating: 0, count: count)
+        var produced = uLongf(count)
+        var consumed = uLong(chunk.count - compressedHeaderSize)
+        let status = body.withUnsafeMutableBufferPointer { output in
+            chunk.withUnsafeBufferPointer { input in
+                uncompress2(output.baseAddress!, &produced, input.baseAddress! + compressedHeaderSize, &consumed)
+            }
+        }
+        guard status == Z_OK, Int(produced) == count, Int(consumed) == chunk.count - compressedHeaderSize else {
+            throw EtcdError.damagedCommit(key: key, reason: "the compressed bytes do not inflate to \(count) bytes")
+        }
+        return body[...]
+    }
+
+    private static func bigEndian(_ number: UInt32) -> [UInt8] {
+        [UInt8(number >> 24), UInt8((number >> 16) & 0xFF), UInt8((number >> 8) & 0xFF), UInt8(number & 0xFF)]
     }
 
     private static func append(_ bytes: [UInt8], to chunk: inout [UInt8]) {
@@ -52,25 +117,19 @@ enum EtcdStagedChunk {
 
     /// The writes of a chunk stored under `key`.
     static func writes(in chunk: [UInt8], key: String) throws -> [EtcdWrite] {
-        guard chunk.count >= headerSize, chunk.starts(with: chunkMagic) else {
-            throw EtcdError.damagedCommit(key: key, reason: "not a staged chunk")
-        }
-        let stored = UInt32(chunk[4]) << 24 | UInt32(chunk[5]) << 16 | UInt32(chunk[6]) << 8 | UInt32(chunk[7])
-        guard chunk.withUnsafeBytes({ Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }) == stored else {
-            throw EtcdError.damagedCommit(key: key, reason: "the checksum does not match")
-        }
-        var position = headerSize
+        let body = try body(of: chunk, key: key)
+        var position = body.startIndex
         var writes: [EtcdWrite] = []
         func bytes() throws -> [UInt8] {
-            guard chunk.count - position >= 4 else { throw EtcdError.damagedCommit(key: key, reason: "a length past the end") }
-            let count = Int(chunk[position]) << 24 | Int(chunk[position + 1]) << 16 | Int(chunk[position + 2]) << 8 | Int(chunk[position + 3])
+            guard body.endIndex - position >= 4 else { throw EtcdError.damagedCommit(key: key, reason: "a length past the end") }
+            let count = Int(body[position]) << 24 | Int(body[position + 1]) << 16 | Int(body[position + 2]) << 8 | Int(body[position + 3])
             position += 4
-            guard chunk.count - position >= count else { throw EtcdError.damagedCommit(key: key, reason: "bytes past the end") }
+            guard body.endIndex - position >= count else { throw EtcdError.damagedCommit(key: key, reason: "bytes past the end") }
             defer { position += count }
-            return Array(chunk[position ..< position + count])
+            return Array(body[position ..< position + count])
         }
-        while position < chunk.count {
-            let kind = chunk[position]
+        while position < body.endIndex {
+            let kind = body[position]
             position += 1
             guard kind == 1 || kind == 2 else { throw EtcdError.damagedCommit(key: key, reason: "a write of kind \(kind)") }
             let writeKey = try bytes()
@@ -81,11 +140,7 @@ enum EtcdStagedChunk {
 
     /// The record that publishes a commit of `chunkCount` chunks holding `writeCount` writes.
     static func commitRecord(chunkCount: Int, writeCount: Int) -> [UInt8] {
-        var record = commitMagic
-        for number in [UInt32(chunkCount), UInt32(writeCount)] {
-            record += [UInt8(number >> 24), UInt8((number >> 16) & 0xFF), UInt8((number >> 8) & 0xFF), UInt8(number & 0xFF)]
-        }
-        return record
+        commitMagic + bigEndian(UInt32(chunkCount)) + bigEndian(UInt32(writeCount))
     }
 
     /// The chunk and write counts of a commit record stored under `key`.

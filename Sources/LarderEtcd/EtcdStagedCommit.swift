@@ -2,14 +2,16 @@
 // reader (docs/ARCHITECTURE.md, "The etcd backend"):
 //
 // 1. Stage: the batch's writes but the first transaction's worth, encoded in chunks
-//    (EtcdStagedChunk), are put under <prefix>/s/<id>/, where no reader looks. A client killed
-//    here leaves garbage only.
+//    (EtcdStagedChunk), are put under <prefix>/s/<id>/, where no reader looks, one transaction
+//    each; all but the last when the last fits the publishing transaction
+//    (EtcdStagedCommitPlan). A client killed here leaves garbage only.
 // 2. Publish: one transaction puts the commit record <prefix>/c/<id>, rewrites the save key
-//    <prefix>/v and writes the first writes into the tables (those not staged), if chunk 0 is
-//    still there (no clean-up removed the staging), no other commit is published, and no other
-//    client saved since the revision this client reads at (the save key unchanged since). From
-//    this revision on the batch is committed; the first writes, which every reader must see with
-//    the rest, cost no staging and no copy.
+//    <prefix>/v, puts the chunk not staged beforehand and writes the first writes into the tables
+//    (those not staged), if chunk 0 is still there when it was staged beforehand (no clean-up
+//    removed the staging), no other commit is published, and no other client saved since the
+//    revision this client reads at (the save key unchanged since). From this revision on the
+//    batch is committed; the first writes, which every reader must see with the rest, cost no
+//    staging and no copy.
 // 3. Roll forward: the staged writes go into the tables in transactions that each fit the limits, each
 //    on condition that the commit record still exists (so a finisher that lost a race to another
 //    never writes after the commit is done).
@@ -51,25 +53,18 @@ struct EtcdStagedCommit {
     func commit(_ writes: [EtcdWrite], readRevision: Int64,
                 stoppingAt interruption: StagedCommitInterruption?, losingFirstReply: Bool = false) throws -> Int64 {
         let id = Self.newID()
-        // The publishing transaction carries the first writes (room left for the commit record
-        // and the save key); at least one write is staged, for its chunk 0 to be compared.
-        var published = EtcdWrite.transactions(writes, limits: limits, reservedOperations: 2, reservedBytes: 1024)
-            .first.map(Array.init) ?? []
-        if published.count == writes.count { published.removeLast() }
-        let staged = Array(writes[published.count...])
-        let chunks = EtcdStagedChunk.chunks(of: staged, capacity: limits.usableBytes - 256)
-        for (index, chunk) in chunks.enumerated() {
-            _ = try client.transaction(comparing: [], success: [.put(chunk, forKey: layout.chunkKey(id, index: index))])
+        let plan = EtcdStagedCommitPlan(writes, limits: limits, chunkKeySize: layout.chunkKey(id, index: 0).count)
+        for index in 0 ..< plan.stagedBeforehand {
+            _ = try client.transaction(comparing: [], success: [.put(plan.chunks[index], forKey: layout.chunkKey(id, index: index))])
         }
         if interruption == .afterStaging { throw StagedCommitInterrupted(id: id) }
-        try publish(id, record: EtcdStagedChunk.commitRecord(chunkCount: chunks.count, writeCount: staged.count),
-                    writing: published, readRevision: readRevision, losingFirstReply: losingFirstReply)
+        try publish(id, plan: plan, readRevision: readRevision, losingFirstReply: losingFirstReply)
         if interruption == .afterPublishing { throw StagedCommitInterrupted(id: id) }
         var stop: Int?
         if case .afterRollingForward(let count)? = interruption { stop = count }
         let finished: Int64?
         do {
-            finished = try rollForward(id, writes: staged, stoppingAfter: stop)
+            finished = try rollForward(id, writes: plan.staged, stoppingAfter: stop)
         } catch let error as StagedCommitInterrupted {
             throw error
         } catch {
@@ -84,21 +79,24 @@ struct EtcdStagedCommit {
         return finished
     }
 
-    /// Publishes commit `id`, writing `writes` (the commit's writes not staged) in the same
-    /// transaction; the save key holds the id, so that a publish whose reply was lost and whose
-    /// request was sent again (EtcdClient fails over) is known for what it is.
-    private func publish(_ id: String, record: [UInt8], writing writes: [EtcdWrite], readRevision: Int64,
-                         losingFirstReply: Bool) throws {
+    /// Publishes commit `id` of `plan`: its record, the save key, the writes not staged and the
+    /// chunks not staged beforehand, in one transaction. The save key holds the id, so that a
+    /// publish whose reply was lost and whose request was sent again (EtcdClient fails over) is
+    /// known for what it is.
+    private func publish(_ id: String, plan: EtcdStagedCommitPlan, readRevision: Int64, losingFirstReply: Bool) throws {
         let commits = layout.commitRoot
         let staging = layout.stagingPrefix(id)
         func removeStaging() {
             _ = try? client.transaction(comparing: [], success: [.deleteAll(under: staging)])
         }
-        let compare: [TransactionComparison] = [.exists(layout.chunkKey(id, index: 0)),
-                                                .noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits)),
-                                                .unchangedSince(readRevision, key: layout.saveKey)]
+        // Chunks staged beforehand must still be there (no clean-up took them for garbage).
+        let compare: [TransactionComparison] = (plan.stagedBeforehand > 0 ? [.exists(layout.chunkKey(id, index: 0))] : [])
+            + [.noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits)),
+               .unchangedSince(readRevision, key: layout.saveKey)]
+        let record = EtcdStagedChunk.commitRecord(chunkCount: plan.chunks.count, writeCount: plan.staged.count)
         let success: [TransactionOperation] = [.put(record, forKey: layout.commitKey(id)), .put(Array(id.utf8), forKey: layout.saveKey)]
-            + writes.map(\.operation)
+            + zip(plan.carriedChunks.indices, plan.carriedChunks).map { .put($1, forKey: layout.chunkKey(id, index: $0)) }
+            + plan.published.map(\.operation)
         if losingFirstReply { _ = try client.transaction(comparing: compare, success: success) }
         for _ in 0 ..< 3 {
             let published = try client.transaction(comparing: compare, success: success)

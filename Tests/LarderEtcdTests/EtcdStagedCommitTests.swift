@@ -116,12 +116,47 @@ import Testing
         let table = writer.layout.tablePrefix("t")
         let written = try EtcdTestStore.client().range(from: table, before: EtcdKeyLayout.end(ofPrefix: table), revision: nil)
             .records.filter { $0.value.first == 5 }.count
-        // 8 operations a transaction, less the commit record and the save key.
-        #expect(written == 6)
+        // 8 operations a transaction, less the commit record, the save key and room for a chunk.
+        #expect(written == 5)
         let old = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(1)) } + [(200, 1)])
         #expect(try contents(reader) == old)
         try reader.refresh()
         #expect(try contents(reader) == Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(5)) }))
+        #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
+    }
+
+    /// Staged writes that fit one chunk in the publishing transaction are not staged beforehand:
+    /// a commit stopped before publishing has left nothing, one stopped after has its chunk, and
+    /// the whole commit lands as before.
+    @Test func stagedWritesThatFitThePublishingTransactionAreNotStagedBeforehand() throws {
+        let (prefix, writer) = try seeded()
+        // 20 puts of 10 bytes: 5 published, 15 staged in one small chunk.
+        func smallBatch(fill: UInt8) -> WriteBatch {
+            var batch = WriteBatch()
+            for key in 0 ..< 20 { batch.put([UInt8](repeating: fill, count: 10), forKey: [UInt8(key)], in: "t") }
+            return batch
+        }
+        writer.interruption = .afterStaging
+        #expect(throws: StagedCommitInterrupted.self) { try writer.apply(smallBatch(fill: 6)) }
+        #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
+        writer.interruption = .afterPublishing
+        #expect(throws: StagedCommitInterrupted.self) { try writer.apply(smallBatch(fill: 7)) }
+        let layout = try EtcdKeyLayout(prefix: prefix)
+        let left = try stagingAndCommitKeys(under: prefix)
+        #expect(left.count == 2)   // the commit record and its one chunk
+        #expect(left.filter { $0.starts(with: layout.stagingRoot) }.count == 1)
+        let next = try EtcdTestStore.backend(prefix: prefix, limits: small)
+        var expected = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(1)) } + [(200, 1)])
+        for key in 0 ..< 20 { expected[UInt8(key)] = 7 }
+        #expect(try contents(next) == expected)
+        #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
+        writer.interruption = nil
+        let before = next.revision
+        try next.apply(smallBatch(fill: 8))
+        // Publishing, then 15 copies in groups of 7 (the last also finishing): 4 transactions.
+        #expect(next.revision == before + 4)
+        for key in 0 ..< 20 { expected[UInt8(key)] = 8 }
+        #expect(try contents(EtcdTestStore.backend(prefix: prefix)) == expected)
         #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
     }
 
@@ -170,6 +205,36 @@ import Testing
                 damaged[position] ^= 1 << bit
                 #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: damaged, key: "k") }
             }
+        }
+    }
+
+    /// Writes that deflate go in a compressed chunk, read back the same; every truncation and
+    /// flipped bit of it, and a length that lies, is a typed error.
+    @Test func compressibleWritesGoInACompressedChunkAndDamageToItIsATypedError() throws {
+        let writes = (0 ..< 20).map { EtcdWrite(key: [UInt8($0)], value: [UInt8](repeating: UInt8($0), count: 200)) }
+            + [EtcdWrite(key: [99], value: nil)]
+        let chunks = EtcdStagedChunk.chunks(of: writes, capacity: 100_000)
+        #expect(chunks.count == 1)
+        let whole = chunks[0]
+        #expect(whole.starts(with: Array("LEZ1".utf8)))
+        #expect(whole.count < writes.reduce(0) { $0 + EtcdStagedChunk.size(of: $1) } / 4)
+        #expect(try EtcdStagedChunk.writes(in: whole, key: "k") == writes)
+        for end in 0 ..< whole.count {
+            #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: Array(whole[..<end]), key: "k") }
+        }
+        for position in whole.indices {
+            for bit in 0 ..< 8 {
+                var damaged = whole
+                damaged[position] ^= 1 << bit
+                #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: damaged, key: "k") }
+            }
+        }
+        // The checksum covers the compressed bytes, not the stated length: a length that lies
+        // (longer or shorter) is caught by inflating to exactly it.
+        for change in [1, -1] as [Int] {
+            var lying = whole
+            lying[11] = UInt8(truncatingIfNeeded: Int(lying[11]) + change)
+            #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: lying, key: "k") }
         }
     }
 }
