@@ -37,6 +37,29 @@ import Testing
                                 revision: nil, keysOnly: true).records.map(\.key)
     }
 
+    /// Keys 0..<60 of "t" with values of `fill`.
+    private func filled(_ fill: UInt8) -> [UInt8: UInt8] {
+        Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), fill) })
+    }
+
+    /// What `seeded()` holds: keys 0..<60 with 1s, and key 200.
+    private var seededContents: [UInt8: UInt8] { filled(1).merging([200: 1]) { $1 } }
+
+    /// Every truncation of `chunk`, and every flipped bit, is a typed error, never a trap nor
+    /// writes under other keys.
+    private func expectEveryDamageIsATypedError(_ chunk: [UInt8]) {
+        for end in 0 ..< chunk.count {
+            #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: Array(chunk[..<end]), key: "k") }
+        }
+        for position in chunk.indices {
+            for bit in 0 ..< 8 {
+                var damaged = chunk
+                damaged[position] ^= 1 << bit
+                #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: damaged, key: "k") }
+            }
+        }
+    }
+
     /// A store whose "t" holds keys 0..<60 with values of 1s and key 200.
     private func seeded() throws -> (prefix: String, backend: EtcdBackend) {
         let prefix = EtcdTestStore.freshPrefix("staged")
@@ -53,7 +76,7 @@ import Testing
         let before = backend.revision
         try backend.apply(bigBatch(fill: 2))
         #expect(backend.revision > before + 2)   // staged: several transactions
-        let expected = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(2)) })
+        let expected = filled(2)
         #expect(try contents(backend) == expected)
         #expect(try contents(EtcdTestStore.backend(prefix: prefix)) == expected)
         #expect(try backend.recordCount(in: "t") == 60)
@@ -71,12 +94,15 @@ import Testing
             revision: nil).records
         let copied = tables.filter { $0.value.first == 2 }.count
         #expect(copied > 0 && copied < 60)   // the table itself is half copied
-        // The reader, at its revision, sees none of it.
-        let old = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(1)) } + [(200, 1)])
-        #expect(try contents(reader) == old)
-        // Refreshing finishes the published commit before reading: all of it.
+        try expectNoneThenAllOfTheCommit(filling: 2, seenBy: reader, under: prefix)
+    }
+
+    /// `reader`, at its revision, sees none of a published commit that fills "t" with `fill`;
+    /// refreshing finishes the commit before reading, and it sees all of it.
+    private func expectNoneThenAllOfTheCommit(filling fill: UInt8, seenBy reader: EtcdBackend, under prefix: String) throws {
+        #expect(try contents(reader) == seededContents)
         try reader.refresh()
-        #expect(try contents(reader) == Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(2)) }))
+        #expect(try contents(reader) == filled(fill))
         #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
     }
 
@@ -85,7 +111,7 @@ import Testing
         writer.interruption = .afterStaging
         #expect(throws: StagedCommitInterrupted.self) { try writer.apply(bigBatch(fill: 2)) }
         #expect(try !stagingAndCommitKeys(under: prefix).isEmpty)   // its chunks were staged
-        let old = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(1)) } + [(200, 1)])
+        let old = seededContents
         // Within the grace period an open leaves it (its client may still be writing it); after,
         // the next open removes it.
         let soon = try EtcdTestStore.backend(prefix: prefix, limits: small)
@@ -102,7 +128,7 @@ import Testing
         writer.interruption = .afterPublishing
         #expect(throws: StagedCommitInterrupted.self) { try writer.apply(bigBatch(fill: 3)) }
         let next = try EtcdTestStore.backend(prefix: prefix, limits: small)
-        #expect(try contents(next) == Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(3)) }))
+        #expect(try contents(next) == filled(3))
         #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
     }
 
@@ -118,11 +144,7 @@ import Testing
             .records.filter { $0.value.first == 5 }.count
         // 8 operations a transaction, less the commit record, the save key and room for a chunk.
         #expect(written == 5)
-        let old = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(1)) } + [(200, 1)])
-        #expect(try contents(reader) == old)
-        try reader.refresh()
-        #expect(try contents(reader) == Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(5)) }))
-        #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
+        try expectNoneThenAllOfTheCommit(filling: 5, seenBy: reader, under: prefix)
     }
 
     /// Staged writes that fit one chunk in the publishing transaction are not staged beforehand:
@@ -146,18 +168,37 @@ import Testing
         #expect(left.count == 2)   // the commit record and its one chunk
         #expect(left.filter { $0.starts(with: layout.stagingRoot) }.count == 1)
         let next = try EtcdTestStore.backend(prefix: prefix, limits: small)
-        var expected = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(1)) } + [(200, 1)])
+        var expected = seededContents
         for key in 0 ..< 20 { expected[UInt8(key)] = 7 }
         #expect(try contents(next) == expected)
         #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
-        writer.interruption = nil
-        let before = next.revision
         try next.apply(smallBatch(fill: 8))
-        // Publishing, then 15 copies in groups of 7 (the last also finishing): 4 transactions.
-        #expect(next.revision == before + 4)
         for key in 0 ..< 20 { expected[UInt8(key)] = 8 }
         #expect(try contents(EtcdTestStore.backend(prefix: prefix)) == expected)
         #expect(try stagingAndCommitKeys(under: prefix).isEmpty)
+    }
+
+    /// The plan of a staged commit: what the publishing transaction writes and carries, what is
+    /// staged beforehand, within the limits' operations and bytes.
+    @Test func aPlanCarriesTheLastChunkOnlyWhenThePublishingTransactionHasRoomForIt() throws {
+        let key = 40   // a chunk key's length
+        let small = (0 ..< 20).map { EtcdWrite(key: [UInt8($0)], value: [UInt8](repeating: 1, count: 10)) }
+        let fits = EtcdStagedCommitPlan(small, limits: self.small, chunkKeySize: key)
+        #expect(fits.published == Array(small[..<5]))   // 8 operations less record, save key, chunk
+        #expect(fits.staged == Array(small[5...]))
+        #expect(fits.chunks.count == 1 && fits.stagedBeforehand == 0)
+        #expect(fits.carriedChunks.count == 1)
+        // Values that fill the request and do not deflate: the published writes leave no bytes
+        // for a chunk.
+        let large = (0 ..< 40).map { EtcdWrite(key: [UInt8($0)], value: (0 ..< 600).map { _ in UInt8.random(in: 0 ... 255) }) }
+        let full = EtcdStagedCommitPlan(large, limits: self.small, chunkKeySize: key)
+        #expect(full.published.count == 3)   // 3 × 625 bytes of the 2,048 left once 1 KiB is kept
+        #expect(full.stagedBeforehand == full.chunks.count && full.carriedChunks.isEmpty)
+        #expect(try full.chunks.flatMap { try EtcdStagedChunk.writes(in: $0, key: "k") } == full.staged)
+        // Two operations a transaction: the record and the save key, nothing else.
+        let tiny = EtcdStagedCommitPlan(small, limits: EtcdLimits(maximumOperations: 2, maximumRequestBytes: 8192), chunkKeySize: key)
+        #expect(tiny.published.isEmpty && tiny.staged == small)
+        #expect(tiny.stagedBeforehand == tiny.chunks.count)
     }
 
     @Test func aSmallSaveFinishesAPublishedCommitFirst() throws {
@@ -170,7 +211,7 @@ import Testing
         var batch = WriteBatch()
         batch.put([UInt8](repeating: 9, count: 200), forKey: [5], in: "t")
         try second.apply(batch)
-        var expected = Dictionary(uniqueKeysWithValues: (0 ..< 60).map { (UInt8($0), UInt8(4)) })
+        var expected = filled(4)
         expected[5] = 9
         #expect(try contents(EtcdTestStore.backend(prefix: prefix)) == expected)
     }
@@ -193,19 +234,8 @@ import Testing
         let chunks = EtcdStagedChunk.chunks(of: writes, capacity: 24)
         #expect(chunks.count == 2)
         #expect(try chunks.flatMap { try EtcdStagedChunk.writes(in: $0, key: "k") } == writes)
-        // Every truncation of a chunk, and every flipped bit, is a typed error, never a trap nor
-        // writes under other keys.
         let whole = EtcdStagedChunk.chunks(of: writes, capacity: 1000)[0]
-        for end in 0 ..< whole.count {
-            #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: Array(whole[..<end]), key: "k") }
-        }
-        for position in whole.indices {
-            for bit in 0 ..< 8 {
-                var damaged = whole
-                damaged[position] ^= 1 << bit
-                #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: damaged, key: "k") }
-            }
-        }
+        expectEveryDamageIsATypedError(whole)
     }
 
     /// Writes that deflate go in a compressed chunk, read back the same; every truncation and
@@ -219,16 +249,7 @@ import Testing
         #expect(whole.starts(with: Array("LEZ1".utf8)))
         #expect(whole.count < writes.reduce(0) { $0 + EtcdStagedChunk.size(of: $1) } / 4)
         #expect(try EtcdStagedChunk.writes(in: whole, key: "k") == writes)
-        for end in 0 ..< whole.count {
-            #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: Array(whole[..<end]), key: "k") }
-        }
-        for position in whole.indices {
-            for bit in 0 ..< 8 {
-                var damaged = whole
-                damaged[position] ^= 1 << bit
-                #expect(throws: EtcdError.self) { try EtcdStagedChunk.writes(in: damaged, key: "k") }
-            }
-        }
+        expectEveryDamageIsATypedError(whole)
         // The checksum covers the compressed bytes, not the stated length: a length that lies
         // (longer or shorter) is caught by inflating to exactly it.
         for change in [1, -1] as [Int] {
