@@ -47,9 +47,10 @@ enum EtcdStagedChunk {
     }
 
     /// The chunk of `body`: deflated when that is smaller, else the magic, its checksum, itself.
-    static func sealed(_ body: [UInt8]) -> [UInt8] {
+    private static func sealed(_ body: [UInt8]) -> [UInt8] {
         if let compressed = deflated(body) { return compressed }
-        var chunk = chunkMagic + bigEndian(body.withUnsafeBytes { Checksum.crc32($0) })
+        var chunk = chunkMagic
+        chunk.appendBigEndian(body.withUnsafeBytes { Checksum.crc32($0) })
         chunk += body
         return chunk
     }
@@ -66,52 +67,49 @@ enum EtcdStagedChunk {
         }
         guard status == Z_OK, compressedHeaderSize + Int(length) < headerSize + body.count else { return nil }
         chunk.removeLast(chunk.count - compressedHeaderSize - Int(length))
-        let crc = chunk.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[compressedHeaderSize...])) }
-        chunk.replaceSubrange(0 ..< compressedHeaderSize, with: compressedMagic + bigEndian(crc) + bigEndian(UInt32(body.count)))
+        var header = compressedMagic
+        header.appendBigEndian(chunk.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[compressedHeaderSize...])) })
+        header.appendBigEndian(UInt32(body.count))
+        chunk.replaceSubrange(0 ..< compressedHeaderSize, with: header)
         return chunk
     }
 
     /// The body of a chunk stored under `key`, its checksum checked (and inflated, to exactly the
     /// length it states).
     private static func body(of chunk: [UInt8], key: String) throws -> ArraySlice<UInt8> {
-        func number(at offset: Int) -> UInt32 {
-            UInt32(chunk[offset]) << 24 | UInt32(chunk[offset + 1]) << 16 | UInt32(chunk[offset + 2]) << 8 | UInt32(chunk[offset + 3])
-        }
+        let compressed: Bool
         if chunk.count >= headerSize, chunk.starts(with: chunkMagic) {
-            guard chunk.withUnsafeBytes({ Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }) == number(at: 4) else {
-                throw EtcdError.damagedCommit(key: key, reason: "the checksum does not match")
-            }
-            return chunk[headerSize...]
-        }
-        guard chunk.count > compressedHeaderSize, chunk.starts(with: compressedMagic) else {
+            compressed = false
+        } else if chunk.count > compressedHeaderSize, chunk.starts(with: compressedMagic) {
+            compressed = true
+        } else {
             throw EtcdError.damagedCommit(key: key, reason: "not a staged chunk")
         }
-        guard chunk.withUnsafeBytes({ Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[compressedHeaderSize...])) }) == number(at: 4) else {
-            throw EtcdError.damagedCommit(key: key, reason: "the checksum does not match")
+        // The checksum covers what follows the header: the body, or its compressed bytes.
+        let start = compressed ? compressedHeaderSize : headerSize
+        let checks = chunk.withUnsafeBytes {
+            Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[start...])) == $0.loadBigEndian(UInt32.self, at: 4)
         }
-        let count = Int(number(at: 8))
+        guard checks else { throw EtcdError.damagedCommit(key: key, reason: "the checksum does not match") }
+        guard compressed else { return chunk[start...] }
+        let count = Int(chunk.withUnsafeBytes { $0.loadBigEndian(UInt32.self, at: 8) })
         guard count > 0, count <= largestBody else { throw EtcdError.damagedCommit(key: key, reason: "a body of \(count) bytes") }
         var body = [UInt8](repeating: 0, count: count)
         var produced = uLongf(count)
-        var consumed = uLong(chunk.count - compressedHeaderSize)
+        var consumed = uLong(chunk.count - start)
         let status = body.withUnsafeMutableBufferPointer { output in
             chunk.withUnsafeBufferPointer { input in
-                uncompress2(output.baseAddress!, &produced, input.baseAddress! + compressedHeaderSize, &consumed)
+                uncompress2(output.baseAddress!, &produced, input.baseAddress! + start, &consumed)
             }
         }
-        guard status == Z_OK, Int(produced) == count, Int(consumed) == chunk.count - compressedHeaderSize else {
+        guard status == Z_OK, Int(produced) == count, Int(consumed) == chunk.count - start else {
             throw EtcdError.damagedCommit(key: key, reason: "the compressed bytes do not inflate to \(count) bytes")
         }
         return body[...]
     }
 
-    private static func bigEndian(_ number: UInt32) -> [UInt8] {
-        [UInt8(number >> 24), UInt8((number >> 16) & 0xFF), UInt8((number >> 8) & 0xFF), UInt8(number & 0xFF)]
-    }
-
     private static func append(_ bytes: [UInt8], to chunk: inout [UInt8]) {
-        let count = UInt32(bytes.count)
-        chunk += [UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF), UInt8(count & 0xFF)]
+        chunk.appendBigEndian(UInt32(bytes.count))
         chunk += bytes
     }
 
@@ -122,7 +120,7 @@ enum EtcdStagedChunk {
         var writes: [EtcdWrite] = []
         func bytes() throws -> [UInt8] {
             guard body.endIndex - position >= 4 else { throw EtcdError.damagedCommit(key: key, reason: "a length past the end") }
-            let count = Int(body[position]) << 24 | Int(body[position + 1]) << 16 | Int(body[position + 2]) << 8 | Int(body[position + 3])
+            let count = Int(body.withUnsafeBytes { $0.loadBigEndian(UInt32.self, at: position - body.startIndex) })
             position += 4
             guard body.endIndex - position >= count else { throw EtcdError.damagedCommit(key: key, reason: "bytes past the end") }
             defer { position += count }
@@ -140,7 +138,10 @@ enum EtcdStagedChunk {
 
     /// The record that publishes a commit of `chunkCount` chunks holding `writeCount` writes.
     static func commitRecord(chunkCount: Int, writeCount: Int) -> [UInt8] {
-        commitMagic + bigEndian(UInt32(chunkCount)) + bigEndian(UInt32(writeCount))
+        var record = commitMagic
+        record.appendBigEndian(UInt32(chunkCount))
+        record.appendBigEndian(UInt32(writeCount))
+        return record
     }
 
     /// The chunk and write counts of a commit record stored under `key`.
@@ -148,9 +149,6 @@ enum EtcdStagedChunk {
         guard record.count == 12, record.starts(with: commitMagic) else {
             throw EtcdError.damagedCommit(key: key, reason: "not a commit record")
         }
-        func number(at offset: Int) -> Int {
-            Int(record[offset]) << 24 | Int(record[offset + 1]) << 16 | Int(record[offset + 2]) << 8 | Int(record[offset + 3])
-        }
-        return (number(at: 4), number(at: 8))
+        return record.withUnsafeBytes { (Int($0.loadBigEndian(UInt32.self, at: 4)), Int($0.loadBigEndian(UInt32.self, at: 8))) }
     }
 }

@@ -34,10 +34,13 @@ struct EtcdStagedCommitPlan {
         self.published = published
         staged = Array(writes[published.count...])
         chunks = EtcdStagedChunk.chunks(of: staged, capacity: limits.usableBytes - 256)
-        let publishedBytes = published.reduce(0) { $0 + $1.cost }
-        let carries = limits.maximumOperations >= published.count + Self.publishingOperations
-            && chunks.last.map { publishedBytes + EtcdLimits.cost(keyCount: chunkKeySize, valueCount: $0.count) }
-                .map { $0 <= limits.usableBytes - Self.publishingBytes } == true
+        // The last chunk rides along when the publishing transaction has an operation and the
+        // bytes for it.
+        var carries = false
+        if let last = chunks.last, limits.maximumOperations >= published.count + Self.publishingOperations {
+            let bytes = published.reduce(0) { $0 + $1.cost } + EtcdLimits.cost(keyCount: chunkKeySize, valueCount: last.count)
+            carries = bytes <= limits.usableBytes - Self.publishingBytes
+        }
         stagedBeforehand = carries ? chunks.count - 1 : chunks.count
     }
 
