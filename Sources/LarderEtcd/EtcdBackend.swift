@@ -74,6 +74,9 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     /// The watch's record of the prefix's changes since `revision`.
     private let changeLog: EtcdChangeLog
     private var watch: EtcdWatch?
+    /// RowID counters as this backend last set them (value, revision), by table: a guess that
+    /// the counter's comparison checks, so a stale one costs a failed transaction.
+    private var knownRowIDCounters: [String: (value: UInt64?, modified: Int64)] = [:]
 
     /// The revision of each save another client makes to the prefix, as the backend's watch sees
     /// it (a revision after which history was lost, too: etcd compacted it away), never the
@@ -473,11 +476,16 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         let key = layout.rowIDCounterKey(table)
         let wanted = UInt64(max(1, count))
         for _ in 0 ..< 64 {
-            let (counter, modified) = try rowIDCounter(key, of: table)
+            // The counter as this backend last set it, if it did: when nobody moved it since,
+            // the reservation is one transaction, not a read and a transaction.
+            let (counter, modified) = try knownRowIDCounters.removeValue(forKey: table) ?? rowIDCounter(key, of: table)
             let start = max(floor, 1, counter ?? 0)
             let (end, overflow) = start.addingReportingOverflow(wanted)
             guard !overflow else { throw StoreError.rowIDsExhausted(class: table) }
-            if try setRowIDCounter(key, to: end, ifModifiedAt: modified) { return start ..< end }
+            if let setAt = try setRowIDCounter(key, to: end, ifModifiedAt: modified) {
+                knownRowIDCounters[table] = (end, setAt)
+                return start ..< end
+            }
         }
         throw EtcdError.refused(code: 10, message: "other clients kept reserving rowIDs of \(table) through 64 tries")
     }
@@ -491,9 +499,11 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     public func returnRowIDs(_ rowIDs: Range<UInt64>, in table: String) throws {
         try checkOpen()
         let key = layout.rowIDCounterKey(table)
-        let (counter, modified) = try rowIDCounter(key, of: table)
+        let (counter, modified) = try knownRowIDCounters.removeValue(forKey: table) ?? rowIDCounter(key, of: table)
         guard counter == rowIDs.upperBound, !rowIDs.isEmpty else { return }
-        _ = try setRowIDCounter(key, to: rowIDs.lowerBound, ifModifiedAt: modified)
+        if let setAt = try setRowIDCounter(key, to: rowIDs.lowerBound, ifModifiedAt: modified) {
+            knownRowIDCounters[table] = (rowIDs.lowerBound, setAt)
+        }
     }
 
     /// The value of a rowID counter (nil: none yet) and the revision it was last changed at.
@@ -507,10 +517,13 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         return (found.value.reduce(0) { $0 << 8 | UInt64($1) }, found.modRevision)
     }
 
-    /// Sets a rowID counter if nobody changed it since `modified`; false when somebody did.
-    private func setRowIDCounter(_ key: [UInt8], to value: UInt64, ifModifiedAt modified: Int64) throws -> Bool {
-        let bytes = (0 ..< 8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
-        return try client.transaction(comparing: [.modifiedAt(modified, key: key)], success: [.put(bytes, forKey: key)]).succeeded
+    /// Sets a rowID counter if nobody changed it since `modified`; returns the revision that set
+    /// it, or nil when somebody did change it.
+    private func setRowIDCounter(_ key: [UInt8], to value: UInt64, ifModifiedAt modified: Int64) throws -> Int64? {
+        var bytes: [UInt8] = []
+        bytes.appendBigEndian(value)
+        let set = try client.transaction(comparing: [.modifiedAt(modified, key: key)], success: [.put(bytes, forKey: key)])
+        return set.succeeded ? set.revision : nil
     }
 
     /// Marks the backend closed: later calls throw ``BackendError/closed``; stops its watch and
