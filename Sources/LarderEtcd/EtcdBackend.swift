@@ -155,7 +155,8 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
             changeLog.close()
             throw error
         }
-        watch = EtcdWatch(endpoints: client.endpoints, from: layout.root, before: EtcdKeyLayout.end(ofPrefix: layout.root),
+        // The save key alone: every save puts it, naming the keys it changes (EtcdSaveRecord).
+        watch = EtcdWatch(endpoints: client.endpoints, from: layout.saveKey, before: layout.saveKey + [0],
                           startRevision: revision + 1, preparingRequests: client.requestPreparation) { changeLog.receive($0) }
     }
 
@@ -404,19 +405,28 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         for write in writes where write.cost > limits.usableBytes - 512 {
             throw EtcdError.recordTooLarge(table: layout.table(ofKey: write.key) ?? "", size: write.value?.count ?? 0, limit: limits.maximumRequestBytes)
         }
-        let transactions = EtcdWrite.transactions(writes, limits: limits)
+        // The save key's new value: this save's mark and the keys it changes (EtcdSaveRecord).
+        let mark = EtcdStagedCommit.newID()
+        let saveRecord = EtcdSaveRecord.encoded(mark: Array(mark.utf8), writes: writes,
+                                                manifestBudget: limits.usableBytes / 4)
+        let transactions = EtcdWrite.transactions(writes, limits: limits, reservedBytes: 256 + saveRecord.count)
         // The watch will see this save's put of the save key: it is not another client's.
         changeLog.ownSaveBegins(readAt: revision)
         var madeRevision: Int64?
         defer { changeLog.ownSaveEnds(through: madeRevision) }
         if transactions.count == 1 {
-            try applyInOneTransaction(writes)
+            try applyInOneTransaction(writes, saveRecord: saveRecord, mark: Array(mark.utf8))
         } else {
             let losingFirstReply = losesNextSaveReply
             losesNextSaveReply = false
-            let newRevision = try stagedCommit.commit(writes, readRevision: revision, stoppingAt: interruption,
-                                                      losingFirstReply: losingFirstReply)
-            pin(newRevision, keepingCache: false)
+            let newRevision = try stagedCommit.commit(writes, id: mark, saveRecord: saveRecord, readRevision: revision,
+                                                      stoppingAt: interruption, losingFirstReply: losingFirstReply)
+            // As after one transaction: the publish held only if no other client saved since the
+            // pinned revision, and no save lands while the commit record stands (this backend's
+            // own transaction removed it), so the tables at `newRevision` are the cached values
+            // with this batch's.
+            pin(newRevision, keepingCache: true)
+            for write in writes { remember(write.value, forKey: write.key) }
         }
         madeRevision = revision
     }
@@ -424,13 +434,12 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     /// One transaction, on condition that no staged commit is published (one published is
     /// finished first, then this one tried again) and that no other client saved since the
     /// backend's revision (else a conflict).
-    /// The save key is given a mark of this save, so that a transaction whose reply was lost
-    /// and which the client sent again (EtcdClient fails over) is known to have landed.
-    private func applyInOneTransaction(_ writes: [EtcdWrite]) throws {
+    /// The save key is given the save's record (EtcdSaveRecord), whose mark tells a transaction
+    /// whose reply was lost and which the client sent again (EtcdClient fails over) has landed.
+    private func applyInOneTransaction(_ writes: [EtcdWrite], saveRecord: [UInt8], mark: [UInt8]) throws {
         let commits = layout.commitRoot
-        let mark = Array(UUID().uuidString.utf8)
         var operations = writes.map(\.operation)
-        operations.append(.put(mark, forKey: layout.saveKey))
+        operations.append(.put(saveRecord, forKey: layout.saveKey))
         if losesNextSaveReply {
             losesNextSaveReply = false
             _ = try client.transaction(comparing: [.noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits)),

@@ -2,15 +2,13 @@
 // revision, kept for the backend's next refresh, and the feed of other clients' saves.
 //
 // The watch (its own task) hands in updates; the backend (its store's thread) asks, when it moves
-// from revision `old` to `new`, which table keys changed in between. The answer is exact only once
-// the watch has delivered every change up to `new` that touches a table, and the key layout says
-// when that is: every save rewrites the save key, so its revision `lastSave` at `new` is delivered
-// after every single-transaction save up to `new`; a staged commit published at `lastSave` writes
-// its tables after that, until its commit record is deleted, and `new` holds no commit record (the
-// backend pins only such a revision), so once every commit record the watch saw published at or
-// before `new` is seen deleted, nothing of it is left to come. Until then the backend waits (up
-// to a timeout: the watch may be down); history the watch lost in between, or more changed keys
-// than the log keeps, make the answer "unknown".
+// from revision `old` to `new`, which table keys changed in between. The watch follows the save
+// key alone: every save rewrites it, and its record (EtcdSaveRecord) names the table keys the
+// save writes or deletes, a staged commit's included (those its roll-forward copies after the
+// publish). So the answer is exact once the watch has delivered the save key's last put at `new`,
+// `lastSave`; until then the backend waits (up to a timeout: the watch may be down). History the
+// watch lost in between, a save whose record does not name its keys, or more changed keys than
+// the log keeps, make the answer "unknown".
 //
 // Own saves. The backend's own applies move its pinned revision past their own changes (between
 // the revision it read at and the one its apply made, no other client can change a table: that
@@ -38,8 +36,6 @@ final class EtcdChangeLog: @unchecked Sendable {
     private var unknownThrough: Int64 = 0
     /// Table keys changed after `floor`, with the revision of each change, in revision order.
     private var changes: [(revision: Int64, key: [UInt8])] = []
-    /// Commit records seen published and not yet seen deleted, with their revisions.
-    private var openCommits: [[UInt8]: Int64] = [:]
     /// The revision the backend's apply in flight read at, if one is.
     private var ownSaveReadAt: Int64?
     /// The revision ranges `(after, through]` of the backend's own finished applies whose save
@@ -70,8 +66,6 @@ final class EtcdChangeLog: @unchecked Sendable {
         case let .historyLost(_, through):
             unknownThrough = max(unknownThrough, through)
             delivered = max(delivered, through)
-            // A commit record's put or delete may be among the lost changes.
-            openCommits.removeAll()
             // Other clients' saves may be among them too: say that something was saved.
             remoteSaves.yield(through)
         case .watching, .interrupted:
@@ -80,17 +74,25 @@ final class EtcdChangeLog: @unchecked Sendable {
     }
 
     private func take(_ event: EtcdWatchEvent) {
-        if event.key == layout.saveKey {
-            if event.kind == .put { classifySave(at: event.revision) }
-        } else if event.key.starts(with: layout.commitRoot) {
-            if event.kind == .put { openCommits[event.key] = event.revision } else { openCommits[event.key] = nil }
-        } else if event.revision > floor, layout.table(ofKey: event.key) != nil {
-            if changes.count >= keyLimit {
-                unknownThrough = max(unknownThrough, event.revision)
-                changes.removeAll()
-            } else {
-                changes.append((event.revision, event.key))
-            }
+        guard event.key == layout.saveKey else { return }
+        guard event.kind == .put else {
+            // The save key deleted (the prefix cleared): anything may have changed.
+            unknownThrough = max(unknownThrough, event.revision)
+            return
+        }
+        classifySave(at: event.revision)
+        guard event.revision > floor else { return }
+        guard let keys = EtcdSaveRecord(decoding: event.value ?? []).changedKeys else {
+            unknownThrough = max(unknownThrough, event.revision)
+            return
+        }
+        if changes.count + keys.count > keyLimit {
+            unknownThrough = max(unknownThrough, event.revision)
+            changes.removeAll()
+            return
+        }
+        for key in keys where layout.table(ofKey: key) != nil {
+            changes.append((event.revision, key))
         }
     }
 
@@ -144,7 +146,7 @@ final class EtcdChangeLog: @unchecked Sendable {
         defer { condition.unlock() }
         defer { forget(through: new) }
         let deadline = Date(timeIntervalSinceNow: timeout)
-        while delivered < lastSave || openCommits.values.contains(where: { $0 <= new }) {
+        while delivered < lastSave {
             if unknownThrough > old { return nil }
             if !condition.wait(until: deadline) { return nil }
         }

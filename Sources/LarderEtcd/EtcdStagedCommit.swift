@@ -50,15 +50,16 @@ struct EtcdStagedCommit {
 
     /// Applies `writes` as a staged commit, unless another client saved after `readRevision`
     /// (`BackendError.conflict`), and returns the revision after it is finished.
-    func commit(_ writes: [EtcdWrite], readRevision: Int64,
+    /// The commit's id is `id` (``newID()``), which `saveRecord`, the save key's new value, marks.
+    func commit(_ writes: [EtcdWrite], id: String, saveRecord: [UInt8], readRevision: Int64,
                 stoppingAt interruption: StagedCommitInterruption?, losingFirstReply: Bool = false) throws -> Int64 {
-        let id = Self.newID()
-        let plan = EtcdStagedCommitPlan(writes, limits: limits, chunkKeySize: layout.chunkKey(id, index: 0).count)
+        let plan = EtcdStagedCommitPlan(writes, limits: limits, chunkKeySize: layout.chunkKey(id, index: 0).count,
+                                        saveRecordSize: saveRecord.count)
         for index in 0 ..< plan.stagedBeforehand {
             _ = try client.transaction(comparing: [], success: [.put(plan.chunks[index], forKey: layout.chunkKey(id, index: index))])
         }
         if interruption == .afterStaging { throw StagedCommitInterrupted(id: id) }
-        try publish(id, plan: plan, readRevision: readRevision, losingFirstReply: losingFirstReply)
+        try publish(id, plan: plan, saveRecord: saveRecord, readRevision: readRevision, losingFirstReply: losingFirstReply)
         if interruption == .afterPublishing { throw StagedCommitInterrupted(id: id) }
         var stop: Int?
         if case .afterRollingForward(let count)? = interruption { stop = count }
@@ -80,10 +81,11 @@ struct EtcdStagedCommit {
     }
 
     /// Publishes commit `id` of `plan`: its record, the save key, the writes not staged and the
-    /// chunks not staged beforehand, in one transaction. The save key holds the id, so that a
-    /// publish whose reply was lost and whose request was sent again (EtcdClient fails over) is
-    /// known for what it is.
-    private func publish(_ id: String, plan: EtcdStagedCommitPlan, readRevision: Int64, losingFirstReply: Bool) throws {
+    /// chunks not staged beforehand, in one transaction. The save key's record is marked with the
+    /// id, so that a publish whose reply was lost and whose request was sent again (EtcdClient
+    /// fails over) is known for what it is.
+    private func publish(_ id: String, plan: EtcdStagedCommitPlan, saveRecord: [UInt8], readRevision: Int64,
+                         losingFirstReply: Bool) throws {
         let commits = layout.commitRoot
         let staging = layout.stagingPrefix(id)
         func removeStaging() {
@@ -94,7 +96,7 @@ struct EtcdStagedCommit {
             + [.noKey(from: commits, before: EtcdKeyLayout.end(ofPrefix: commits)),
                .unchangedSince(readRevision, key: layout.saveKey)]
         let record = EtcdStagedChunk.commitRecord(chunkCount: plan.chunks.count, writeCount: plan.staged.count)
-        let success: [TransactionOperation] = [.put(record, forKey: layout.commitKey(id)), .put(Array(id.utf8), forKey: layout.saveKey)]
+        let success: [TransactionOperation] = [.put(record, forKey: layout.commitKey(id)), .put(saveRecord, forKey: layout.saveKey)]
             + zip(plan.carriedChunks.indices, plan.carriedChunks).map { .put($1, forKey: layout.chunkKey(id, index: $0)) }
             + plan.published.map(\.operation)
         if losingFirstReply { _ = try client.transaction(comparing: compare, success: success) }
@@ -115,11 +117,11 @@ struct EtcdStagedCommit {
         throw EtcdError.stagedCommitLost(id: id)
     }
 
-    /// The revision of the last save when the save key holds `mark` (the save that put it
-    /// landed, whatever its reply said), else nil.
+    /// The revision of the last save when the save key's record is marked `mark` (the save that
+    /// put it landed, whatever its reply said), else nil.
     func landedSave(marked mark: [UInt8]) throws -> Int64? {
         guard let last = try client.range(from: layout.saveKey, before: nil, revision: nil).records.first(where: { $0.key == layout.saveKey }),
-              last.value == mark else { return nil }
+              EtcdSaveRecord(decoding: last.value).mark == mark else { return nil }
         return last.modRevision
     }
 
@@ -231,7 +233,7 @@ struct EtcdStagedCommit {
     }
 
     /// A commit id: the time (so that ids sort roughly by age) and a random suffix.
-    private static func newID() -> String {
+    static func newID() -> String {
         let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)
         return String(milliseconds, radix: 16) + "-" + UUID().uuidString.lowercased()
     }

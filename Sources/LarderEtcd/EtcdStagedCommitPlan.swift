@@ -22,12 +22,14 @@ struct EtcdStagedCommitPlan {
     /// Bytes kept in the publishing transaction for its record, save key and comparisons.
     static let publishingBytes = 1024
 
-    /// The plan of `writes`; `chunkKeySize` is the length of a chunk's key.
-    init(_ writes: [EtcdWrite], limits: EtcdLimits, chunkKeySize: Int) {
+    /// The plan of `writes`; `chunkKeySize` is the length of a chunk's key, `saveRecordSize` that
+    /// of the save key's new value (EtcdSaveRecord).
+    init(_ writes: [EtcdWrite], limits: EtcdLimits, chunkKeySize: Int, saveRecordSize: Int = 0) {
+        let reservedBytes = Self.publishingBytes + saveRecordSize
         var published: [EtcdWrite] = []
         if limits.maximumOperations > Self.publishingOperations {
             published = EtcdWrite.transactions(writes, limits: limits, reservedOperations: Self.publishingOperations,
-                                               reservedBytes: Self.publishingBytes).first.map(Array.init) ?? []
+                                               reservedBytes: reservedBytes).first.map(Array.init) ?? []
         }
         // At least one write is staged: a batch that fits one transaction is not a staged commit.
         if !published.isEmpty && published.count == writes.count { published.removeLast() }
@@ -39,7 +41,7 @@ struct EtcdStagedCommitPlan {
         var carries = false
         if let last = chunks.last, limits.maximumOperations >= published.count + Self.publishingOperations {
             let bytes = published.reduce(0) { $0 + $1.cost } + EtcdLimits.cost(keyCount: chunkKeySize, valueCount: last.count)
-            carries = bytes <= limits.usableBytes - Self.publishingBytes
+            carries = bytes <= limits.usableBytes - reservedBytes
         }
         stagedBeforehand = carries ? chunks.count - 1 : chunks.count
     }

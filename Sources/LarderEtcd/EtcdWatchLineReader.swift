@@ -98,7 +98,13 @@ struct EtcdWatchLineReader {
         guard let revision = keyValue.modRevision?.value, revision >= floor else {
             throw malformed("an event whose revision is missing or goes back (before \(floor))")
         }
-        return EtcdWatchEvent(kind: event.type == .delete ? .delete : .put, key: key, revision: revision)
+        var value: [UInt8]?
+        if let text = keyValue.value {
+            guard let decoded = Base64.decode(text) else { throw malformed("an event whose value is not base64") }
+            value = decoded
+        }
+        return EtcdWatchEvent(kind: event.type == .delete ? .delete : .put, key: key, revision: revision,
+                              value: event.type == .delete ? nil : value ?? [])
     }
 
     private func malformed(_ reason: String) -> EtcdError {

@@ -42,12 +42,14 @@ struct WatchEventReply: Decodable {
     var kv: WatchedKeyValue?
 }
 
-/// An event's key-value as the watch reads it: its key and revision. The value (a put's whole
-/// record, base64) is left undecoded: the watch only names keys, and decoding every value cost
-/// more than the rest of a save's watch traffic together.
+/// An event's key-value: its key, revision and value (base64; absent for a delete). An
+/// EtcdBackend watches its save key alone, whose value names the keys a save changed
+/// (EtcdSaveRecord); watching every record instead, decoding their values cost more than the rest
+/// of a save's watch traffic together.
 struct WatchedKeyValue: Decodable {
     var key: String?
     var modRevision: ProtoInt64?
+    var value: String?
 }
 
 /// An event's type: proto3 JSON writes the enum's name, and leaves out PUT, its zero value.

@@ -15,6 +15,8 @@ struct EtcdWatchEvent: Equatable, Sendable {
     var key: [UInt8]
     /// The revision that made the change.
     var revision: Int64
+    /// A put's value (proto3 JSON leaves an empty one out); nil for a delete.
+    var value: [UInt8]? = nil
 }
 
 /// What a watch delivers.

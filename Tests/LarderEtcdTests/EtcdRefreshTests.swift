@@ -24,13 +24,13 @@ import Testing
         second.put([20], forKey: [2], in: "t")
         second.removeValue(forKey: [3], in: "t")
         second.put([1], forKey: [0, 1], in: "a/b%")
-        second.removeValue(forKey: [7], in: "u")   // absent: nothing changes
+        second.removeValue(forKey: [7], in: "u")   // absent: named all the same (the save's manifest lists what it writes)
         try other.apply(second)
         var third = WriteBatch()
         third.put([21], forKey: [2], in: "t")
         third.removeValue(forKey: [9], in: "u")
         try other.apply(third)
-        #expect(try backend.refreshToNewestState() == .changed(keys: ["t": [[2], [3]], "a/b%": [[0, 1]], "u": [[9]]]))
+        #expect(try backend.refreshToNewestState() == .changed(keys: ["t": [[2], [3]], "a/b%": [[0, 1]], "u": [[7], [9]]]))
         #expect(try backend.withValue(forKey: [2], in: "t") { $0.map(Array.init) } == [21])
         #expect(try backend.refreshToNewestState() == .unchanged)
 
@@ -51,6 +51,42 @@ import Testing
         try other.apply(batch)
         #expect(try backend.refreshToNewestState() == .changed(keys: ["big": Set((0 ..< 40).map { [UInt8($0)] })]))
         #expect(try backend.recordCount(in: "big") == 40)
+    }
+
+    @Test func aSaveTooBigToNameItsKeysMakesARefreshSayAnyKeyMayHaveChanged() throws {
+        // A manifest over its budget (a quarter of a 4 KiB transaction) is left out of the save
+        // key's record: the refresh cannot name keys, so it says any may have changed.
+        let prefix = EtcdTestStore.freshPrefix("unnamed")
+        let other = try EtcdTestStore.backend(prefix: prefix, limits: EtcdLimits(maximumOperations: 16, maximumRequestBytes: 4096))
+        let backend = try EtcdTestStore.backend(prefix: prefix)
+        var generator = SystemRandomNumberGenerator()
+        var batch = WriteBatch()
+        for _ in 0 ..< 200 {
+            let key = (0 ..< 12).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
+            batch.put([1], forKey: key, in: "wide")
+        }
+        try other.apply(batch)
+        #expect(try backend.refreshToNewestState() == .changed(keys: nil))
+        #expect(try backend.recordCount(in: "wide") == 200)
+        // The next save names its keys again.
+        var small = WriteBatch()
+        small.put([2], forKey: [2], in: "wide")
+        try other.apply(small)
+        #expect(try backend.refreshToNewestState() == .changed(keys: ["wide": [[2]]]))
+    }
+
+    @Test func aSaveKeyWithoutARecordMakesARefreshSayAnyKeyMayHaveChanged() throws {
+        // An earlier Larder put a bare mark under the save key: no record, so no keys named.
+        let prefix = EtcdTestStore.freshPrefix("baremark")
+        let backend = try EtcdTestStore.backend(prefix: prefix)
+        var batch = WriteBatch()
+        batch.put([1], forKey: [1], in: "t")
+        try backend.apply(batch)
+        let client = try EtcdTestStore.client()
+        _ = try client.transaction(comparing: [], success: [.put([5], forKey: backend.layout.tablePrefix("t") + [1]),
+                                                            .put(Array(UUID().uuidString.utf8), forKey: backend.layout.saveKey)])
+        #expect(try backend.refreshToNewestState() == .changed(keys: nil))
+        #expect(try backend.withValue(forKey: [1], in: "t") { $0.map(Array.init) } == [5])
     }
 
     @Test func theCacheOutlivesARefreshButForTheChangedKeys() throws {

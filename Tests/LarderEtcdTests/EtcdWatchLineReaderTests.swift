@@ -1,5 +1,5 @@
 // EtcdWatchLineReader on lines made by hand: what etcd's gateway writes is read as it means, and
-// every hostile line (not JSON, not a watch response, a key that is not base64 or outside the
+// every hostile line (not JSON, not a watch response, a key or value that is not base64, a key outside the
 // range, a revision that goes back, an unknown event type) is a typed error that delivers
 // nothing and leaves the watch's position where it was.
 
@@ -24,7 +24,7 @@ import Testing
         let events = #"{"result":{"header":{"revision":"12"},"events":[{"kv":{"key":"\#(b64("p/a"))","mod_revision":"11","value":"AQ=="}},{"type":"DELETE","kv":{"key":"\#(b64("p/b"))","mod_revision":"12"}}]}}"#
         #expect(try reader.read(line(events), position: &position) { updates.append($0) } == nil)
         #expect(updates == [.watching(endpoint: "http://e", from: 10),
-                            .events([EtcdWatchEvent(kind: .put, key: line("p/a"), revision: 11),
+                            .events([EtcdWatchEvent(kind: .put, key: line("p/a"), revision: 11, value: [1]),
                                      EtcdWatchEvent(kind: .delete, key: line("p/b"), revision: 12)])])
         #expect(position == WatchPosition(next: 13))
     }
@@ -39,8 +39,9 @@ import Testing
         #expect(updates.isEmpty)
         #expect(position.next == 5)
         _ = try reader.read(line(last), position: &position) { updates.append($0) }
-        #expect(updates == [.events([EtcdWatchEvent(kind: .put, key: line("p/a"), revision: 5),
-                                     EtcdWatchEvent(kind: .put, key: line("p/b"), revision: 5)])])
+        // proto3 JSON leaves an empty value out: a put of no bytes.
+        #expect(updates == [.events([EtcdWatchEvent(kind: .put, key: line("p/a"), revision: 5, value: []),
+                                     EtcdWatchEvent(kind: .put, key: line("p/b"), revision: 5, value: [])])])
         #expect(position.next == 6)
     }
 
@@ -73,6 +74,7 @@ import Testing
         "[1, 2]",
         #"{"something":"else"}"#,
         #"{"result":{"events":[{"kv":{"key":"%%%","mod_revision":"5"}}]}}"#,
+        #"{"result":{"events":[{"kv":{"key":"cC9h","mod_revision":"5","value":"%%%"}}]}}"#, // a value not base64
         #"{"result":{"events":[{"kv":{"key":"cS9h","mod_revision":"5"}}]}}"#,             // q/a: outside p/
         #"{"result":{"events":[{"kv":{"key":"cC9h","mod_revision":"4"}}]}}"#,             // before the position
         #"{"result":{"events":[{"kv":{"key":"cC9h"}}]}}"#,                                // no revision

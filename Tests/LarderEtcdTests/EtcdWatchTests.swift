@@ -23,13 +23,17 @@ import Testing
         let a = layout.key([1], in: "t"), b = layout.key([2], in: "t")
         let outside = Array("\(UUID())".utf8)
         var expected: [EtcdWatchEvent] = []
-        for (operations, kinds) in [([TransactionOperation.put([1], forKey: a)], [(EtcdWatchEvent.Kind.put, a)]),
-                                    ([.put([2], forKey: b), .put([3], forKey: a)], [(.put, b), (.put, a)]),
-                                    ([.delete(a)], [(.delete, a)]),
-                                    ([.put([4], forKey: outside)], []),
-                                    ([.delete(b), .put([5], forKey: a)], [(.delete, b), (.put, a)])] {
+        typealias Change = (kind: EtcdWatchEvent.Kind, key: [UInt8], value: [UInt8]?)
+        let steps: [([TransactionOperation], [Change])] = [
+            ([.put([1], forKey: a)], [(.put, a, [1])]),
+            ([.put([2], forKey: b), .put([3], forKey: a)], [(.put, b, [2]), (.put, a, [3])]),
+            ([.delete(a)], [(.delete, a, nil)]),
+            ([.put([4], forKey: outside)], []),
+            ([.delete(b), .put([5], forKey: a)], [(.delete, b, nil), (.put, a, [5])]),
+        ]
+        for (operations, changes) in steps {
             let revision = try client.transaction(comparing: [], success: operations).revision
-            expected += kinds.map { EtcdWatchEvent(kind: $0.0, key: $0.1, revision: revision) }
+            expected += changes.map { EtcdWatchEvent(kind: $0.kind, key: $0.key, revision: revision, value: $0.value) }
         }
         let delivered = Self.events(in: updates.wait { Self.events(in: $0).count >= expected.count })
         // Within one revision etcd gives the events in the transaction's order.
@@ -63,7 +67,7 @@ import Testing
         let lost = recorded.firstIndex { if case .historyLost = $0 { return true } else { return false } }
         let delivered = recorded.firstIndex { if case .events = $0 { return true } else { return false } }
         #expect((lost ?? .max) < (delivered ?? .min))
-        #expect(Self.events(in: recorded) == [EtcdWatchEvent(kind: .put, key: key, revision: compactedAt),
+        #expect(Self.events(in: recorded) == [EtcdWatchEvent(kind: .put, key: key, revision: compactedAt, value: [3]),
                                               EtcdWatchEvent(kind: .delete, key: key, revision: later)])
     }
 
