@@ -484,17 +484,21 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         try checkOpen()
         let key = layout.rowIDCounterKey(table)
         let wanted = UInt64(max(1, count))
+        // The counter as this backend last set it, else a guess that there is none yet: when
+        // that holds, the reservation is one transaction; when it does not, the transaction
+        // reads the counter instead, and the next one holds unless another client moved it.
+        var (counter, modified) = knownRowIDCounters.removeValue(forKey: table) ?? (nil, 0)
         for _ in 0 ..< 64 {
-            // The counter as this backend last set it, if it did: when nobody moved it since,
-            // the reservation is one transaction, not a read and a transaction.
-            let (counter, modified) = try knownRowIDCounters.removeValue(forKey: table) ?? rowIDCounter(key, of: table)
             let start = max(floor, 1, counter ?? 0)
             let (end, overflow) = start.addingReportingOverflow(wanted)
             guard !overflow else { throw StoreError.rowIDsExhausted(class: table) }
-            if let setAt = try setRowIDCounter(key, to: end, ifModifiedAt: modified) {
-                knownRowIDCounters[table] = (end, setAt)
+            let set = try client.transaction(comparing: [.modifiedAt(modified, key: key)],
+                                             success: [.put(Self.counterBytes(end), forKey: key)], failure: [.read(key)])
+            if set.succeeded {
+                knownRowIDCounters[table] = (end, set.revision)
                 return start ..< end
             }
+            (counter, modified) = try Self.rowIDCounter(set.readRecords.first { $0.key == key }, of: table)
         }
         throw EtcdError.refused(code: 10, message: "other clients kept reserving rowIDs of \(table) through 64 tries")
     }
@@ -507,32 +511,29 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
     /// ```
     public func returnRowIDs(_ rowIDs: Range<UInt64>, in table: String) throws {
         try checkOpen()
+        guard !rowIDs.isEmpty else { return }
         let key = layout.rowIDCounterKey(table)
-        let (counter, modified) = try knownRowIDCounters.removeValue(forKey: table) ?? rowIDCounter(key, of: table)
-        guard counter == rowIDs.upperBound, !rowIDs.isEmpty else { return }
-        if let setAt = try setRowIDCounter(key, to: rowIDs.lowerBound, ifModifiedAt: modified) {
-            knownRowIDCounters[table] = (rowIDs.lowerBound, setAt)
-        }
+        knownRowIDCounters[table] = nil
+        let set = try client.transaction(comparing: [.holds(Self.counterBytes(rowIDs.upperBound), key: key)],
+                                         success: [.put(Self.counterBytes(rowIDs.lowerBound), forKey: key)])
+        if set.succeeded { knownRowIDCounters[table] = (rowIDs.lowerBound, set.revision) }
     }
 
-    /// The value of a rowID counter (nil: none yet) and the revision it was last changed at.
-    private func rowIDCounter(_ key: [UInt8], of table: String) throws -> (value: UInt64?, modified: Int64) {
-        guard let found = try client.range(from: key, before: nil, revision: nil).records.first(where: { $0.key == key }) else {
-            return (nil, 0)
-        }
+    /// A rowID counter's value (nil: none yet) and the revision it was last changed at, from its
+    /// record as read (nil: absent).
+    private static func rowIDCounter(_ found: EtcdRecord?, of table: String) throws -> (value: UInt64?, modified: Int64) {
+        guard let found else { return (nil, 0) }
         guard found.value.count == 8 else {
             throw EtcdError.damagedRowIDCounter(table: table)
         }
-        return (found.value.reduce(0) { $0 << 8 | UInt64($1) }, found.modRevision)
+        return (found.value.withUnsafeBytes { $0.loadBigEndian(UInt64.self, at: 0) }, found.modRevision)
     }
 
-    /// Sets a rowID counter if nobody changed it since `modified`; returns the revision that set
-    /// it, or nil when somebody did change it.
-    private func setRowIDCounter(_ key: [UInt8], to value: UInt64, ifModifiedAt modified: Int64) throws -> Int64? {
+    /// A rowID counter's bytes: 8, big-endian.
+    private static func counterBytes(_ value: UInt64) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.appendBigEndian(value)
-        let set = try client.transaction(comparing: [.modifiedAt(modified, key: key)], success: [.put(bytes, forKey: key)])
-        return set.succeeded ? set.revision : nil
+        return bytes
     }
 
     /// Marks the backend closed: later calls throw ``BackendError/closed``; stops its watch and

@@ -53,6 +53,16 @@ struct EtcdRecord: Equatable {
     var modRevision: Int64
 }
 
+/// What a transaction did.
+struct EtcdTransaction {
+    /// Whether every comparison held (the success branch ran).
+    var succeeded: Bool
+    /// The store's revision after it.
+    var revision: Int64
+    /// The records the branch that ran read, in its order (absent keys give none).
+    var readRecords: [EtcdRecord]
+}
+
 /// One page of a range read.
 struct EtcdRange {
     /// The revision the range was read at (the store's revision when no revision was asked).
@@ -160,24 +170,32 @@ final class EtcdClient {
             reply = try post("/v3/kv/range", request, as: RangeReply.self)
         }
         let revision = try revision ?? headerRevision(reply.header)
-        var records: [EtcdRecord] = []
-        records.reserveCapacity(reply.kvs?.count ?? 0)
-        for keyValue in reply.kvs ?? [] {
-            guard let key = keyValue.key.flatMap(Base64.decode) else { throw malformed("a key that is not base64") }
-            guard let value = Base64.decode(keyValue.value ?? "") else { throw malformed("a value that is not base64") }
-            records.append(EtcdRecord(key: key, value: value, modRevision: keyValue.modRevision?.value ?? 0))
-        }
+        let records = try self.records(of: reply.kvs ?? [])
         return EtcdRange(revision: revision, records: records, more: reply.more ?? false,
                          count: reply.count?.value ?? Int64(records.count))
     }
 
-    /// Runs a transaction: `success` when every comparison holds. Returns whether they held and
-    /// the revision after it (unchanged when nothing was written).
-    func transaction(comparing compare: [TransactionComparison], success: [TransactionOperation])
-        throws -> (succeeded: Bool, revision: Int64) {
-        let reply = try post("/v3/kv/txn", TransactionRequest(compare: compare, success: success),
+    /// Runs a transaction: `success` when every comparison holds, else `failure`. Returns whether
+    /// they held, the revision after it (unchanged when nothing was written) and the records the
+    /// branch that ran read (``TransactionOperation/read(_:)``).
+    func transaction(comparing compare: [TransactionComparison], success: [TransactionOperation],
+                     failure: [TransactionOperation] = []) throws -> EtcdTransaction {
+        let reply = try post("/v3/kv/txn", TransactionRequest(compare: compare, success: success, failure: failure.isEmpty ? nil : failure),
                              as: TransactionReply.self)
-        return (reply.succeeded ?? false, try headerRevision(reply.header))
+        let read = try records(of: (reply.responses ?? []).compactMap(\.responseRange).flatMap { $0.kvs ?? [] })
+        return EtcdTransaction(succeeded: reply.succeeded ?? false, revision: try headerRevision(reply.header), readRecords: read)
+    }
+
+    /// The records of a reply's key-values (base64 keys and values, hostile until decoded).
+    private func records(of keyValues: [ReplyKeyValue]) throws -> [EtcdRecord] {
+        var records: [EtcdRecord] = []
+        records.reserveCapacity(keyValues.count)
+        for keyValue in keyValues {
+            guard let key = keyValue.key.flatMap(Base64.decode) else { throw malformed("a key that is not base64") }
+            guard let value = Base64.decode(keyValue.value ?? "") else { throw malformed("a value that is not base64") }
+            records.append(EtcdRecord(key: key, value: value, modRevision: keyValue.modRevision?.value ?? 0))
+        }
+        return records
     }
 
     /// The newest revision of the cluster (a linearizable read).

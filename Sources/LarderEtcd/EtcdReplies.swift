@@ -41,6 +41,13 @@ struct RangeReply: Decodable {
 struct TransactionReply: Decodable {
     var header: ReplyHeader?
     var succeeded: Bool?
+    /// One response per operation of the branch that ran; only reads' are decoded.
+    var responses: [TransactionResponse]?
+}
+
+/// One operation's response in a transaction's reply: a read's range, or nothing this client reads.
+struct TransactionResponse: Decodable {
+    var responseRange: RangeReply?
 }
 
 /// What the gateway answers instead of a reply: a gRPC status.

@@ -35,6 +35,7 @@ struct TransactionComparison: Encodable {
     var version: String?
     var createRevision: String?
     var modRevision: String?
+    var value: String?
 
     /// Holds when no key lies in `key ..< rangeEnd` (each key there has version 0, and a key
     /// that does not exist has no version to compare).
@@ -57,9 +58,14 @@ struct TransactionComparison: Encodable {
     static func exists(_ key: [UInt8]) -> TransactionComparison {
         TransactionComparison(key: Base64.encode(key), target: "CREATE", result: "GREATER", createRevision: "0")
     }
+
+    /// Holds when `key` exists and holds `value`.
+    static func holds(_ value: [UInt8], key: [UInt8]) -> TransactionComparison {
+        TransactionComparison(key: Base64.encode(key), target: "VALUE", result: "EQUAL", value: Base64.encode(value))
+    }
 }
 
-/// One operation of a transaction: a put, or the delete of a key or range.
+/// One operation of a transaction: a put, the delete of a key or range, or the read of a key.
 struct TransactionOperation: Encodable {
     struct Put: Encodable {
         var key: String
@@ -72,6 +78,7 @@ struct TransactionOperation: Encodable {
 
     var requestPut: Put?
     var requestDeleteRange: DeleteRange?
+    var requestRange: RangeRequest?
 
     static func put(_ value: [UInt8], forKey key: [UInt8]) -> TransactionOperation {
         TransactionOperation(requestPut: Put(key: Base64.encode(key), value: Base64.encode(value)))
@@ -79,6 +86,11 @@ struct TransactionOperation: Encodable {
 
     static func delete(_ key: [UInt8], through rangeEnd: [UInt8]? = nil) -> TransactionOperation {
         TransactionOperation(requestDeleteRange: DeleteRange(key: Base64.encode(key), rangeEnd: rangeEnd.map(Base64.encode)))
+    }
+
+    /// The read of `key`: the transaction's reply gives its record (``EtcdTransaction/readRecords``).
+    static func read(_ key: [UInt8]) -> TransactionOperation {
+        TransactionOperation(requestRange: RangeRequest(key: Base64.encode(key)))
     }
 
     /// The delete of every key that begins with `prefix`.

@@ -28,9 +28,9 @@ internal final class ClassEntry {
     /// (``Backend/reserveRowIDs(_:in:atLeast:)``): 0 before the first insert asks for one,
     /// `.max` when the backend leaves rowIDs to the store.
     @exclusivity(unchecked) var rowIDBlockEnd: UInt64 = 0
-    /// How many rowIDs the next block reserves: eightfold from 64 up to 65,536, so that a long
-    /// run of inserts asks the backend a handful of times, not once per object (each asking is
-    /// a transaction on a shared backend).
+    /// How many rowIDs the next block reserves: 64 first (most sessions insert a few objects),
+    /// then 65,536 at a time, so that a long run of inserts asks the backend once per 65,536
+    /// objects, not once per object (each asking is a transaction on a shared backend).
     var nextRowIDBlockSize = 64
     /// The registry record must be written at the next save.
     @exclusivity(unchecked) var needsRecordWrite = false
@@ -90,7 +90,7 @@ internal final class ClassEntry {
     func adoptRowIDBlock(_ block: Range<UInt64>) {
         nextRowID = block.lowerBound
         rowIDBlockEnd = block.upperBound
-        nextRowIDBlockSize = min(nextRowIDBlockSize * 8, 1 << 16)
+        nextRowIDBlockSize = 1 << 16
     }
 
     /// Takes the registry record another client saved (the store refreshed): the saved next
