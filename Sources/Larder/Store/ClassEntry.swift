@@ -28,10 +28,11 @@ internal final class ClassEntry {
     /// (``Backend/reserveRowIDs(_:in:atLeast:)``): 0 before the first insert asks for one,
     /// `.max` when the backend leaves rowIDs to the store.
     @exclusivity(unchecked) var rowIDBlockEnd: UInt64 = 0
-    /// How many rowIDs the next block reserves: 64 first (most sessions insert a few objects),
-    /// then 65,536 at a time, so that a long run of inserts asks the backend once per 65,536
-    /// objects, not once per object (each asking is a transaction on a shared backend).
-    var nextRowIDBlockSize = 64
+    /// How many rowIDs a block reserves: 65,536, so that a long run of inserts asks the backend
+    /// once per 65,536 objects (each asking is a transaction on a shared backend). A session
+    /// that inserts a few objects costs nothing more: the store gives the unused end back when
+    /// it closes, and a block another client's block followed is counted deleted, one range.
+    static let rowIDBlockSize = 1 << 16
     /// The registry record must be written at the next save.
     @exclusivity(unchecked) var needsRecordWrite = false
 
@@ -90,7 +91,6 @@ internal final class ClassEntry {
     func adoptRowIDBlock(_ block: Range<UInt64>) {
         nextRowID = block.lowerBound
         rowIDBlockEnd = block.upperBound
-        nextRowIDBlockSize = 1 << 16
     }
 
     /// Takes the registry record another client saved (the store refreshed): the saved next

@@ -333,7 +333,7 @@ extension Store {
     /// asked once.
     private func reserveRowIDBlock(for entry: ClassEntry) throws {
         let floor = entry.rowIDBlockEnd == 0 ? entry.nextRowID : max(entry.nextRowID, entry.savedNextRowID)
-        if let block = try backend.reserveRowIDs(entry.nextRowIDBlockSize, in: entry.name, atLeast: floor) {
+        if let block = try backend.reserveRowIDs(ClassEntry.rowIDBlockSize, in: entry.name, atLeast: floor) {
             entry.adoptRowIDBlock(block)
         } else if entry.rowIDBlockEnd == 0 {
             entry.rowIDBlockEnd = .max
