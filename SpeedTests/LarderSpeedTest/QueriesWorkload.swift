@@ -4,7 +4,9 @@
 // 100 album pages of 20 in title order) and 100 counts of a 1% range, taken from the index.
 // Then the same on LarderDocuments (QueriesDocuments.swift). See SpeedSupport/QuerySongs.swift
 // for the data and the arguments; each query's plan is printed to stderr before its phase, and a
-// plan without its index stops the run.
+// plan without its index stops the run. QUERIES_PHASES=insert,albumFirst20,… runs only the phases
+// named (the finds need the store their insert wrote: `insert` for the objects, `documents_insert`
+// for the documents), so that callgrind counts one phase per process.
 
 import Foundation
 import Larder
@@ -49,11 +51,18 @@ struct QueriesSetupError: Error, CustomStringConvertible {
     var description: String { "Queries \(phase): \(problem)" }
 }
 
+/// The phases QUERIES_PHASES names (documents' phases with their `documents_` prefix), nil for all.
+let selectedQueriesPhases = ProcessInfo.processInfo.environment["QUERIES_PHASES"].map { Set($0.split(separator: ",").map(String.init)) }
+
+/// Whether the phase `phase` runs.
+func runsQueriesPhase(_ phase: String) -> Bool { selectedQueriesPhases?.contains(phase) ?? true }
+
 func queries() throws {
     let data = QuerySongs(songCount: sizes.querySongs)
-    let songs = data.generate()
-    try queriesOnObjects(data, songs)
-    try queriesOnDocuments(data, songs)
+    let phases = ["insert", "equal", "range1pct", "albumFirst20", "count"]
+    let songs = runsQueriesPhase("insert") || runsQueriesPhase("documents_insert") ? data.generate() : []
+    if phases.contains(where: runsQueriesPhase) { try queriesOnObjects(data, songs) }
+    if phases.contains(where: { runsQueriesPhase("documents_" + $0) }) { try queriesOnDocuments(data, songs) }
 }
 
 /// Prints the plan of a phase's queries to stderr; throws unless it reads an index (and, for
@@ -73,7 +82,8 @@ private func queriesOnObjects(_ data: QuerySongs, _ songs: [QuerySongData]) thro
         try store.register(IndexedSong.self)
         return store
     }
-    do {
+    if runsQueriesPhase("insert") {
+        try? FileManager.default.removeItem(atPath: path)
         let store = try open()
         try reporter.measure(phase: "insert", storePath: path) {
             let albums = (1 ... data.albumCount).map { number -> Album in
@@ -108,45 +118,53 @@ private func queriesOnObjects(_ data: QuerySongs, _ songs: [QuerySongData]) thro
         for song in songs { checksum.add(title: song.title, seconds: song.seconds, album: Int(song.album?.rowID ?? 0)) }
     }
 
-    try checkPlan(store.explain(of: IndexedSong.self, where: \.seconds == data.equalValues[0]), phase: "equal")
-    try reporter.measure(phase: "equal", storePath: path) {
-        var checksum = SongChecksum()
-        for value in data.equalValues {
-            add(try store.objects(of: IndexedSong.self, where: \.seconds == value), to: &checksum)
+    if runsQueriesPhase("equal") {
+        try checkPlan(store.explain(of: IndexedSong.self, where: \.seconds == data.equalValues[0]), phase: "equal")
+        try reporter.measure(phase: "equal", storePath: path) {
+            var checksum = SongChecksum()
+            for value in data.equalValues {
+                add(try store.objects(of: IndexedSong.self, where: \.seconds == value), to: &checksum)
+            }
+            return checksum.result
         }
-        return checksum.result
     }
 
-    let first = data.rangeStarts[0]
-    try checkPlan(store.explain(of: IndexedSong.self, where: .between(\.seconds, first, data.rangeEnd(first))), phase: "range1pct")
-    try reporter.measure(phase: "range1pct", storePath: path) {
-        var checksum = SongChecksum()
-        for start in data.rangeStarts {
-            add(try store.objects(of: IndexedSong.self, where: .between(\.seconds, start, data.rangeEnd(start))), to: &checksum)
+    if runsQueriesPhase("range1pct") {
+        let first = data.rangeStarts[0]
+        try checkPlan(store.explain(of: IndexedSong.self, where: .between(\.seconds, first, data.rangeEnd(first))), phase: "range1pct")
+        try reporter.measure(phase: "range1pct", storePath: path) {
+            var checksum = SongChecksum()
+            for start in data.rangeStarts {
+                add(try store.objects(of: IndexedSong.self, where: .between(\.seconds, start, data.rangeEnd(start))), to: &checksum)
+            }
+            return checksum.result
         }
-        return checksum.result
     }
 
-    try checkPlan(store.explain(of: IndexedSong.self, where: \.album == pageAlbums[0], orderBy: [.ascending(\.title)],
-                                limit: QuerySongs.pageSize), phase: "albumFirst20")
-    try reporter.measure(phase: "albumFirst20", storePath: path) {
-        var checksum = SongChecksum(ordered: true)
-        for album in pageAlbums {
-            add(try store.objects(of: IndexedSong.self, where: \.album == album, orderBy: [.ascending(\.title)],
-                                  limit: QuerySongs.pageSize), to: &checksum)
+    if runsQueriesPhase("albumFirst20") {
+        try checkPlan(store.explain(of: IndexedSong.self, where: \.album == pageAlbums[0], orderBy: [.ascending(\.title)],
+                                    limit: QuerySongs.pageSize), phase: "albumFirst20")
+        try reporter.measure(phase: "albumFirst20", storePath: path) {
+            var checksum = SongChecksum(ordered: true)
+            for album in pageAlbums {
+                add(try store.objects(of: IndexedSong.self, where: \.album == album, orderBy: [.ascending(\.title)],
+                                      limit: QuerySongs.pageSize), to: &checksum)
+            }
+            return checksum.result
         }
-        return checksum.result
     }
 
-    let firstCount = data.countStarts[0]
-    try checkPlan(store.explain(of: IndexedSong.self, where: .between(\.seconds, firstCount, data.rangeEnd(firstCount))),
-                  phase: "count", counting: true)
-    try reporter.measure(phase: "count", storePath: path) {
-        var total = 0
-        for start in data.countStarts {
-            total += try store.count(of: IndexedSong.self, where: .between(\.seconds, start, data.rangeEnd(start)))
+    if runsQueriesPhase("count") {
+        let firstCount = data.countStarts[0]
+        try checkPlan(store.explain(of: IndexedSong.self, where: .between(\.seconds, firstCount, data.rangeEnd(firstCount))),
+                      phase: "count", counting: true)
+        try reporter.measure(phase: "count", storePath: path) {
+            var total = 0
+            for start in data.countStarts {
+                total += try store.count(of: IndexedSong.self, where: .between(\.seconds, start, data.rangeEnd(start)))
+            }
+            return (total, "counts_\(data.countStarts.count)")
         }
-        return (total, "counts_\(data.countStarts.count)")
     }
     try store.close()
 }

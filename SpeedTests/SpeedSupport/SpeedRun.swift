@@ -121,11 +121,8 @@ public struct SpeedReporter: Sendable {
     /// handled and a short check string (e.g. a title it read) so a run can be checked.
     /// `storePath` is measured for size after the phase (a file or a directory).
     public func measure(phase: String, storePath: String, _ body: () throws -> (count: Int, check: String)) rethrows {
-        let startWall = DispatchTime.now().uptimeNanoseconds
-        let startCPU = Self.cpuSeconds()
-        let (count, check) = try body()
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - startWall) / 1e9
-        report(phase: phase, wall: wall, cpu: Self.cpuSeconds() - startCPU, storePath: storePath, count: count, check: check)
+        let timing = try timed(body)
+        report(phase: phase, wall: timing.wall, cpu: timing.cpu, storePath: storePath, count: timing.count, check: timing.check)
     }
 
     /// User + system CPU time of this process, in seconds.

@@ -18,7 +18,10 @@ public struct Timing: Sendable {
     }
 }
 
-/// Times `body` the way ``SpeedReporter/measure(phase:storePath:_:)`` does, without printing.
+/// Times `body` (wall clock and process CPU), without printing: what
+/// ``SpeedReporter/measure(phase:storePath:_:)`` reports. Never inlined: callgrind's
+/// `--toggle-collect` names it to count only a phase's body (README, "Counting instructions").
+@inline(never)
 public func timed(_ body: () throws -> (count: Int, check: String)) rethrows -> Timing {
     let startWall = DispatchTime.now().uptimeNanoseconds
     let startCPU = SpeedReporter.cpuSeconds()

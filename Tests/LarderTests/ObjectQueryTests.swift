@@ -340,6 +340,38 @@ final class LookAlikeFields: StoredObject {
         #expect(try store.count(of: QuerySong.self, where: \.seconds > 0) == 8)
     }
 
+    @Test func aQueryOpensEachPageOnceAndStillFindsItsDamage() throws {
+        for key in [nil, "secret"] as [String?] {
+            let directory = TemporaryDirectory()
+            let configuration: Store.Configuration = key.map { .quickKey($0) } ?? .init()
+            do {
+                let store = try directory.openStore([QueryAlbum.self, QuerySong.self], configuration: configuration)
+                for number in 1 ... 100 { try store.insert(QuerySong("Song \(number)", seconds: UInt32(number % 3))) }
+                try store.saveChanges()
+                try store.close()
+            }
+            let store = try directory.openStore([QueryAlbum.self, QuerySong.self], configuration: configuration)
+            // Eleven or so objects from each page, read from the page opened once.
+            let expected = stride(from: 1, through: 100, by: 3).map { "Song \($0)" }
+            #expect(try store.objects(of: QuerySong.self, where: \.seconds == 1).map(\.title) == expected, "\(String(describing: key))")
+            // The last byte of page 1 (rowIDs 32-63) flipped: its checksum or seal fails for the
+            // first object the query wants from it, 34.
+            let pageKey = RecordPage.key(forPage: 1)
+            var bytes: [UInt8] = []
+            try store.backend.readValue(forKey: pageKey, in: "QuerySong") { value in bytes = value.map(Array.init) ?? [] }
+            try #require(!bytes.isEmpty)
+            bytes[bytes.count - 1] ^= 0x01
+            var batch = WriteBatch()
+            batch.put(bytes, forKey: pageKey, in: "QuerySong")
+            try store.backend.apply(batch)
+            store.forgetCachedFileState()
+            #expect(throws: StoreError.corruptRecord(class: "QuerySong", rowID: 34), "\(String(describing: key))") {
+                _ = try store.objects(of: QuerySong.self, where: \.seconds == 1)
+            }
+            #expect(try store.objects(of: QuerySong.self, where: \.seconds == 1, limit: 11).map(\.title) == Array(expected.prefix(11)))
+        }
+    }
+
     @Test func encryptedIndexesHoldNoPlaintextValue() throws {
         let directory = TemporaryDirectory()
         let (store, _, _) = try makeStore(directory, configuration: .quickKey("secret"))

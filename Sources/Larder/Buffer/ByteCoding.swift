@@ -66,6 +66,14 @@ extension UnsafeRawBufferPointer {
     }
 }
 
+extension UnsafeMutableRawBufferPointer {
+    /// Writes `value` big-endian at `offset` (any alignment); the caller has checked the bounds.
+    @inlinable
+    package func storeBigEndian<T: FixedWidthInteger>(_ value: T, at offset: Int = 0) {
+        storeBytes(of: value.bigEndian, toByteOffset: offset, as: T.self)
+    }
+}
+
 extension UnsafeRawPointer {
     /// The little-endian `T` at `offset` from this pointer (any alignment).
     @inlinable

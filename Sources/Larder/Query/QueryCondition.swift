@@ -84,6 +84,31 @@ internal struct QueryCondition: @unchecked Sendable {
         key.count == 1 && (key[0] == IndexKeyBytes.nilTag || key[0] == IndexKeyBytes.nanTag)
     }
 
+    /// Whether ``equalKeys`` is not nil, without making the keys (planning asks it of every
+    /// condition for every index).
+    var isEquality: Bool {
+        switch test {
+        case .equal, .within, .isNil: return true
+        default: return false
+        }
+    }
+
+    /// Whether ``keyRanges`` is not nil, without making the ranges.
+    var hasKeyRanges: Bool {
+        if case .notEqual = test { return false }
+        return true
+    }
+
+    /// How many keys ``equalKeys`` holds, without making them for a single value; 0 for a
+    /// test that is no equality.
+    var equalKeyCount: Int {
+        switch test {
+        case .equal, .isNil: return 1
+        case let .within(values): return Set(values).count
+        default: return 0
+        }
+    }
+
     /// Whether the test is an equality (one or a few exact keys), which a compound index can
     /// go on after.
     var equalKeys: [[UInt8]]? {

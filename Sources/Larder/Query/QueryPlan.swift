@@ -55,23 +55,31 @@ internal struct QueryPlan {
         var fixed = 0
         // Equalities on the leading keys.
         while fixed < terms.count {
-            let candidates = query.conjuncts.filter { $0.term == terms[fixed] && $0.equalKeys != nil }
-            // A single value beats a list.
-            guard let condition = candidates.min(by: { ($0.equalKeys?.count ?? 0) < ($1.equalKeys?.count ?? 0) }),
-                  let keys = condition.equalKeys, prefixes.count * keys.count <= rangeLimit else { break }
-            prefixes = prefixes.flatMap { prefix in keys.map { prefix + $0 } }
+            // A single value beats a list (the first of the fewest keys). Keys are made only
+            // for the one chosen: planning runs for every index of every query.
+            var chosen: (condition: QueryCondition, count: Int)?
+            for condition in query.conjuncts where condition.term == terms[fixed] && condition.isEquality {
+                let count = condition.equalKeyCount
+                if count < chosen?.count ?? .max { chosen = (condition, count) }
+            }
+            guard let condition = chosen?.condition, let keys = condition.equalKeys,
+                  prefixes.count * keys.count <= rangeLimit else { break }
+            prefixes = prefixes.count == 1 && keys.count == 1 ? [prefixes[0] + keys[0]]
+                                                             : prefixes.flatMap { prefix in keys.map { prefix + $0 } }
             used.append(condition)
             fixed += 1
         }
-        // Then a range on the next key.
-        var ranges: [Range] = prefixes.map { ($0, IndexKeyBytes.through($0)) }
+        // Then a range on the next key, or every entry of each prefix.
+        let ranges: [Range]
         var hasRange = false
         if fixed < terms.count,
-           let condition = query.conjuncts.first(where: { $0.term == terms[fixed] && $0.equalKeys == nil && $0.keyRanges != nil }),
+           let condition = query.conjuncts.first(where: { $0.term == terms[fixed] && !$0.isEquality && $0.hasKeyRanges }),
            let keyRanges = condition.keyRanges {
             ranges = prefixes.flatMap { prefix in keyRanges.map { (prefix + $0.start, prefix + $0.end) } }
             used.append(condition)
             hasRange = true
+        } else {
+            ranges = prefixes.map { ($0, IndexKeyBytes.through($0)) }
         }
         // The order: walked in index order when the first sort key is the next key after a
         // single prefix of equalities (or any key a range was put on).
@@ -87,7 +95,7 @@ internal struct QueryPlan {
         if orderedPrefix != nil, query.limit != nil { score += 1 }
         guard score > 0 else { return nil }
         var plan = QueryPlan()
-        plan.ranges = ranges.sorted { ByteOrder.less($0.start, $1.start) }
+        plan.ranges = ranges.count > 1 ? ranges.sorted { ByteOrder.less($0.start, $1.start) } : ranges
         plan.usedConditions = used
         plan.isExact = query.isConjunction && used.count == query.conjuncts.count
         plan.orderedPrefix = orderedPrefix

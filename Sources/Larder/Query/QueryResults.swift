@@ -19,7 +19,11 @@ internal struct QueryResults {
     /// Whether candidates come in the final order: a walk that is the order, or an index read
     /// (in rowID order) of a query without one. Then nothing is sorted and the limit stops the read.
     private let arrivesInOrder: Bool
+    /// The candidates kept with their sort keys (when they do not arrive in order).
     private var found: [(object: StoredObject, keys: [[UInt8]])] = []
+    /// The candidates kept when they arrive in order: the page's objects as they are (no
+    /// keys, no tuple to make and destroy per object, nothing to copy when the page is all).
+    private var inOrder: [StoredObject] = []
     /// In an ordered walk, once enough are found: the first sort key of the last one needed.
     /// Only ties with it may still come.
     private var boundary: [UInt8]?
@@ -35,7 +39,7 @@ internal struct QueryResults {
 
     /// How many more rowIDs an ordered walk should gather before reading their objects.
     var chunkSize: Int {
-        min(256, max(1, (wanted ?? 256) - found.count))
+        min(256, max(1, (wanted ?? 256) - found.count - inOrder.count))
     }
 
     /// Takes the candidate whose saved state is `view` (`result` gives the instance to
@@ -44,8 +48,8 @@ internal struct QueryResults {
         if arrivesInOrder {
             // Found in their final order: no keys to compare, and the limit ends the read.
             if !exact { guard query.matches?(view) ?? true else { return true } }
-            found.append((result(), []))
-            return wanted.map { found.count < $0 } ?? true
+            inOrder.append(result())
+            return wanted.map { inOrder.count < $0 } ?? true
         }
         if let boundary, let first = query.order.first {
             guard first.term.key(of: view) == boundary else { return false }
@@ -73,8 +77,13 @@ internal struct QueryResults {
     /// The page asked for, in order.
     mutating func page() -> [StoredObject] {
         if arrivesInOrder {
-            // Already in order.
-        } else if !query.order.isEmpty {
+            // Already in order: the whole array when it is the page (the rule: the read stops
+            // at the limit), else the part asked for.
+            let start = min(query.offset, inOrder.count)
+            let end = wanted.map { min($0, inOrder.count) } ?? inOrder.count
+            return start == 0 && end == inOrder.count ? inOrder : Array(inOrder[start ..< end])
+        }
+        if !query.order.isEmpty {
             sort()
         } else if plan.index == nil, zip(found, found.dropFirst()).contains(where: { $0.object.rowID > $1.object.rowID }) {
             // A scan yields the file's order, which rewritten pages leave out of rowID order

@@ -140,7 +140,7 @@ extension Store {
                     return true
                 }
             }
-            rowIDs.sort()
+            RowIDSort.sort(&rowIDs)
             var previous: UInt64?
             rowIDs.removeAll { rowID in
                 defer { previous = rowID }

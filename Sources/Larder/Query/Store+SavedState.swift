@@ -110,6 +110,8 @@ extension Store {
         while start < rowIDs.count, goesOn {
             var keys: [[UInt8]] = []
             var ends: [Int] = []
+            keys.reserveCapacity(min(Self.pagesPerBatch, rowIDs.count - start))
+            ends.reserveCapacity(keys.capacity)
             var end = start
             while end < rowIDs.count, keys.count < Self.pagesPerBatch {
                 let number = RecordPage.number(of: rowIDs[end])
@@ -174,12 +176,17 @@ extension Store {
     }
 
     /// Calls `body` with the saved state of each of `rowIDs` (all in one page, `page` as
-    /// stored, or nil when not read); returns false when `body` did.
+    /// stored, or nil when not read); returns false when `body` did. The page is opened (its
+    /// checksum checked, or decrypted into `opened`) for the first object that needs it, not
+    /// again for the others: a range query's objects share pages.
     private func forEachSavedState(of rowIDs: ArraySlice<UInt64>, in page: UnsafeRawBufferPointer?, entry: ClassEntry,
                                    opened: inout [UInt8],
                                    _ body: (_ view: StoredObject, _ result: StoredObject) throws -> Bool) throws -> Bool {
+        var isOpen = false
         for rowID in rowIDs {
-            guard let (view, result) = try savedState(of: rowID, entry: entry, page: page, scratch: &opened) else { continue }
+            guard let (view, result) = try savedState(of: rowID, entry: entry, page: page, scratch: &opened, isOpen: &isOpen) else {
+                continue
+            }
             guard try body(view, result) else { return false }
         }
         return true
@@ -190,10 +197,11 @@ extension Store {
     /// How many pages ahead of the one decoded its cache lines are asked for.
     private static let pagesAhead = 6
 
-    /// The saved state of `rowID` from `page` (its stored page, not opened yet; nil when not
-    /// read because the object is in memory, or when there is none), opened into `scratch`.
+    /// The saved state of `rowID` from `page` (its stored page; nil when not read because the
+    /// object is in memory, or when there is none), opened into `scratch` unless `isOpen` says
+    /// the call before for this page did (then it is, once this returns).
     private func savedState(of rowID: UInt64, entry: ClassEntry, page: UnsafeRawBufferPointer?,
-                            scratch opened: inout [UInt8]) throws -> (view: StoredObject, result: StoredObject)? {
+                            scratch opened: inout [UInt8], isOpen: inout Bool) throws -> (view: StoredObject, result: StoredObject)? {
         if let live = entry.liveObject(rowID) {
             switch live.pendingChange {
             case .deleted, .inserted: return nil
@@ -204,15 +212,18 @@ extension Store {
         guard let page else { return try savedState(of: rowID, entry: entry) }
         let number = RecordPage.number(of: rowID)
         do {
-            return try openSavedState(of: rowID, entry: entry, page: page, number: number, scratch: &opened)
+            let state = try openSavedState(of: rowID, entry: entry, page: page, number: number, scratch: &opened, isOpen: isOpen)
+            isOpen = true
+            return state
         } catch is RecordPage.Damage {
             throw StoreError.corruptRecord(class: entry.name, rowID: rowID)
         }
     }
 
     private func openSavedState(of rowID: UInt64, entry: ClassEntry, page: UnsafeRawBufferPointer, number: UInt64,
-                                scratch opened: inout [UInt8]) throws -> (view: StoredObject, result: StoredObject)? {
-        try pageSealing(scope: entry.classID).withOpenedPage(page, number: number, scratch: &opened) { page, envelopeCipher in
+                                scratch opened: inout [UInt8], isOpen: Bool) throws -> (view: StoredObject, result: StoredObject)? {
+        try pageSealing(scope: entry.classID).withOpenedPage(page, number: number, scratch: &opened,
+                                                             isOpen: isOpen) { page, envelopeCipher in
             let envelope: UnsafeRawBufferPointer?
             do {
                 envelope = try RecordPage.record(of: rowID, in: page)

@@ -32,9 +32,15 @@ package enum PageCheck {
     /// The page inside the checked page `stored` (page `number`), or nil when its checksum does
     /// not match.
     static func open(_ stored: UnsafeRawBufferPointer, number: UInt64) -> UnsafeRawBufferPointer? {
-        guard stored.count > overhead, isChecked(stored) else { return nil }
-        let page = UnsafeRawBufferPointer(rebasing: stored[overhead...])
+        guard let page = contents(of: stored) else { return nil }
         return stored.loadLittleEndian(UInt32.self, at: 1) == checksum(of: page, number: number) ? page : nil
+    }
+
+    /// The page inside the checked page `stored`, its checksum not checked: only for bytes
+    /// ``open(_:number:)`` accepted already. Nil when `stored` is not a checked page.
+    static func contents(of stored: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard stored.count > overhead, isChecked(stored) else { return nil }
+        return UnsafeRawBufferPointer(rebasing: stored[overhead...])
     }
 
     private static func checksum(of page: UnsafeRawBufferPointer, number: UInt64) -> UInt32 {

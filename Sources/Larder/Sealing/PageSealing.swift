@@ -51,22 +51,30 @@ package struct PageSealing {
     /// Throws ``RecordPage/Damage`` for a sealed page that does not authenticate or that this
     /// sealing has no key for, a checked page whose checksum does not match, and a checked
     /// (plaintext) page in an encrypted store.
+    ///
+    /// `isOpen` says that the call before opened these same bytes (`page` unchanged, `scratch`
+    /// untouched since): the checksum is not computed again, nor the page decrypted again (one
+    /// page read for several of its records).
     package func withOpenedPage<R>(_ page: UnsafeRawBufferPointer, number: UInt64, scratch: inout [UInt8],
-                                   layout: PageLayout = .objects,
+                                   layout: PageLayout = .objects, isOpen: Bool = false,
                                    _ body: (_ page: UnsafeRawBufferPointer, _ envelopeCipher: RecordCipher?) throws -> R) throws -> R {
         let damage = RecordPage.Damage(firstRowID: layout.firstRowID(ofPage: number))
         switch Kind(of: page) {
         case .unsealed:
             return try body(page, cipher)
         case .checked:
-            guard cipher == nil, let inner = PageCheck.open(page, number: number) else { throw damage }
+            guard cipher == nil else { throw damage }
+            let inner = isOpen ? PageCheck.contents(of: page) : PageCheck.open(page, number: number)
+            guard let inner else { throw damage }
             return try body(inner, nil)
         case .sealed:
             guard let cipher else { throw damage }
-            do {
-                try PageSeal.open(page, number: number, cipher: cipher, scope: scope, into: &scratch)
-            } catch {
-                throw damage
+            if !isOpen {
+                do {
+                    try PageSeal.open(page, number: number, cipher: cipher, scope: scope, into: &scratch)
+                } catch {
+                    throw damage
+                }
             }
             return try scratch.withUnsafeBytes { try body($0, nil) }
         }
