@@ -244,6 +244,13 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         throw EtcdError.refused(code: 9, message: "staged commits of other clients kept being published through ten tries")
     }
 
+    /// Pins `newRevision`, which this backend's own save of `writes` made with no other client's
+    /// save since the pinned revision: the cached values stay true, with the batch's.
+    private func pinOwnSave(_ newRevision: Int64, _ writes: [EtcdWrite]) {
+        pin(newRevision, keepingCache: true)
+        for write in writes { remember(write.value, forKey: write.key) }
+    }
+
     private func pin(_ newRevision: Int64, keepingCache: Bool) {
         revision = newRevision
         changeLog.pinned(newRevision)
@@ -406,8 +413,9 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
             throw EtcdError.recordTooLarge(table: layout.table(ofKey: write.key) ?? "", size: write.value?.count ?? 0, limit: limits.maximumRequestBytes)
         }
         // The save key's new value: this save's mark and the keys it changes (EtcdSaveRecord).
-        let mark = EtcdStagedCommit.newID()
-        let saveRecord = EtcdSaveRecord.encoded(mark: Array(mark.utf8), writes: writes,
+        let id = EtcdStagedCommit.newID()
+        let mark = Array(id.utf8)
+        let saveRecord = EtcdSaveRecord.encoded(mark: mark, writes: writes,
                                                 manifestBudget: limits.usableBytes / 4)
         let transactions = EtcdWrite.transactions(writes, limits: limits, reservedBytes: 256 + saveRecord.count)
         // The watch will see this save's put of the save key: it is not another client's.
@@ -415,18 +423,15 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
         var madeRevision: Int64?
         defer { changeLog.ownSaveEnds(through: madeRevision) }
         if transactions.count == 1 {
-            try applyInOneTransaction(writes, saveRecord: saveRecord, mark: Array(mark.utf8))
+            try applyInOneTransaction(writes, saveRecord: saveRecord, mark: mark)
         } else {
             let losingFirstReply = losesNextSaveReply
             losesNextSaveReply = false
-            let newRevision = try stagedCommit.commit(writes, id: mark, saveRecord: saveRecord, readRevision: revision,
+            let newRevision = try stagedCommit.commit(writes, id: id, saveRecord: saveRecord, readRevision: revision,
                                                       stoppingAt: interruption, losingFirstReply: losingFirstReply)
-            // As after one transaction: the publish held only if no other client saved since the
-            // pinned revision, and no save lands while the commit record stands (this backend's
-            // own transaction removed it), so the tables at `newRevision` are the cached values
-            // with this batch's.
-            pin(newRevision, keepingCache: true)
-            for write in writes { remember(write.value, forKey: write.key) }
+            // The publish held only if no other client saved since the pinned revision, and no
+            // save lands while the commit record stands (this backend's own transaction removed it).
+            pinOwnSave(newRevision, writes)
         }
         madeRevision = revision
     }
@@ -453,10 +458,9 @@ public final class EtcdBackend: Backend, @unchecked Sendable {
             if let landed = applied.succeeded ? applied.revision : try stagedCommit.landedSave(marked: mark) {
                 // No other client changed a table between the pinned revision and this one (its
                 // save would have moved the save key; a staged commit published before the pinned
-                // revision was finished before it): the cached values stay true, with this
-                // batch's. Revisions in between are other prefixes' writes, or staging.
-                pin(landed, keepingCache: true)
-                for write in writes { remember(write.value, forKey: write.key) }
+                // revision was finished before it). Revisions in between are other prefixes'
+                // writes, or staging.
+                pinOwnSave(landed, writes)
                 return
             }
             try stagedCommit.finishPublishedCommits()
