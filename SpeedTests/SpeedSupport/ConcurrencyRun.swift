@@ -74,6 +74,16 @@ public enum ConcurrencyRun {
         public var cpu = 0.0
     }
 
+    /// How long a reader reads before it yields, in nanoseconds (nil: never): 20 µs, or
+    /// `CONCURRENCY_YIELD_MICROSECONDS` from the environment (0: after every read);
+    /// `CONCURRENCY_NO_YIELD` set: never.
+    public static var yieldInterval: UInt64? {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["CONCURRENCY_NO_YIELD"] == nil else { return nil }
+        let microseconds = environment["CONCURRENCY_YIELD_MICROSECONDS"].flatMap { UInt64($0) } ?? 20
+        return microseconds * 1000
+    }
+
     /// Runs `scenario` for about `seconds` on a store of `songs` songs (rowIDs 1...songs).
     ///
     /// - `read(first, length)`: one read of the songs `first ..< first + length`, returning how
@@ -88,26 +98,26 @@ public enum ConcurrencyRun {
     /// readers and a writer are 3 tasks on 2 threads. A reader whose read never suspends
     /// (Larder's, when a read context is free: it runs inline on the task's thread) would keep
     /// its thread until the time is up, and the writer, whose write resumes it from the
-    /// engine's queue, would wait for a thread for the whole scenario. So a reader yields after
-    /// each read (`Task.yield()`), on every engine alike: the same cost for GRDB, whose read
-    /// suspends anyway (it hops to the connection's dispatch queue).
+    /// engine's queue, would wait for a thread for the whole scenario. So a reader yields
+    /// (`Task.yield()`) once it has read for ``yieldInterval`` since its last yield, on every
+    /// engine alike, and the writer waits at most that long for a thread.
     ///
-    /// The yield is not free: about 2 µs on the 2-core VM this was written on, twice a Larder
-    /// point read (0.9 µs without it), so Larder's reads/s here are largely the scheduler's,
-    /// and 2 readers "scale" partly because their yields run in parallel.
-    /// `CONCURRENCY_NO_YIELD=1` in the environment measures without the yield: the engines'
-    /// read paths alone (with 2 readers and Larder's writer, the writer then all but stops).
+    /// A yield after every read (how this loop began) measured Swift's scheduler more than the
+    /// engines: a yield costs about 2 µs on the 2-core VM this runs on, twice a Larder point
+    /// read, and each wakes a second worker thread, so one reader kept 1.4 cores busy and a
+    /// writer's saves competed with the scheduler's own work. `CONCURRENCY_YIELD_MICROSECONDS=0`
+    /// brings that back; `CONCURRENCY_NO_YIELD=1` never yields (the engines' read paths alone;
+    /// with 2 readers and Larder's writer, the writer then all but stops).
     public static func run(_ scenario: Scenario, songs: Int, seconds: Double,
                            read: @escaping @Sendable (_ first: Int64, _ length: Int) async throws -> Int,
                            write: @escaping @Sendable (_ rowID: Int64, _ title: String) async throws -> Void,
                            title: @escaping @Sendable (_ rowID: Int64) async throws -> String?) async throws -> Outcome {
         let length = scenario.operation.length
-        let yields = ProcessInfo.processInfo.environment["CONCURRENCY_NO_YIELD"] == nil
+        let yieldAfter = yieldInterval
         let starts = UInt64(max(1, songs - length + 1))
         let startWall = DispatchTime.now().uptimeNanoseconds
         let startCPU = SpeedReporter.cpuSeconds()
         let deadline = startWall + UInt64(seconds * 1e9)
-        @Sendable func timeIsUp() -> Bool { DispatchTime.now().uptimeNanoseconds >= deadline }
 
         struct TaskCount: Sendable {
             var reads = 0
@@ -119,6 +129,8 @@ public enum ConcurrencyRun {
                 group.addTask {
                     var generator = SplitMix(seed: 0xC0_2C0 &+ UInt64(reader))
                     var count = TaskCount()
+                    var lastYield = DispatchTime.now().uptimeNanoseconds
+                    var now = lastYield
                     repeat {
                         let first = Int64(generator.next(below: starts)) + 1
                         let found = try await read(first, length)
@@ -126,8 +138,13 @@ public enum ConcurrencyRun {
                             throw ConcurrencyFailure("\(scenario.phase): a read of \(length) songs from \(first) found \(found) with a title")
                         }
                         count.reads += 1
-                        if yields { await Task.yield() }
-                    } while !timeIsUp()
+                        now = DispatchTime.now().uptimeNanoseconds
+                        if let yieldAfter, now &- lastYield >= yieldAfter {
+                            await Task.yield()
+                            now = DispatchTime.now().uptimeNanoseconds
+                            lastYield = now
+                        }
+                    } while now < deadline
                     return count
                 }
             }
@@ -141,7 +158,7 @@ public enum ConcurrencyRun {
                         try await write(rowID, title)
                         count.writes += 1
                         count.lastWrite = (rowID, title)
-                    } while !timeIsUp()
+                    } while DispatchTime.now().uptimeNanoseconds < deadline
                     return count
                 }
             }
