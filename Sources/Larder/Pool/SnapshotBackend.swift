@@ -17,6 +17,14 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     private struct TableKey: Hashable {
         let table: String
         let key: [UInt8]
+
+        /// The key's bytes in one call: the synthesized hash feeds an array to the hasher an
+        /// element at a time, and every point read of a pool looks a page up here, under the
+        /// lock its writer takes too.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(table)
+            key.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     private struct State {
