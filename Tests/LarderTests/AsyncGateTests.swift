@@ -2,6 +2,7 @@
 // and no other; a task cancelled while it waits, or before it asks, throws and holds nothing.
 
 import Foundation
+import Synchronization
 import Testing
 @testable import Larder
 
@@ -50,5 +51,45 @@ import Testing
         #expect(gate.counts.free == 1)
         try await gate.enter()
         #expect(gate.counts.free == 0)
+    }
+
+    /// Tasks entering and leaving at once while some waiters are cancelled: the place a leave
+    /// hands over while its waiter is being cancelled is not lost, never more than the places
+    /// are held, and every place is free at the end.
+    @Test func placesSurviveRacingLeavesAndCancellations() async throws {
+        let gate = AsyncGate(places: 2)
+        let holding = Atomic(0)
+        let mostHeld = Atomic(0)
+        let entered = Atomic(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var cancellable: [Task<Void, Never>] = []
+            for task in 0 ..< 48 {
+                let work: @Sendable () async -> Void = {
+                    for _ in 0 ..< 150 {
+                        do { try await gate.enter() } catch { return }
+                        let now = holding.add(1, ordering: .sequentiallyConsistent).newValue
+                        mostHeld.max(now, ordering: .sequentiallyConsistent)
+                        entered.add(1, ordering: .relaxed)
+                        await Task.yield()
+                        holding.subtract(1, ordering: .sequentiallyConsistent)
+                        gate.leave()
+                    }
+                }
+                if task % 4 == 0 {
+                    cancellable.append(Task { await work() })
+                } else {
+                    group.addTask { await work() }
+                }
+            }
+            for (number, task) in cancellable.enumerated() {
+                for _ in 0 ..< number { await Task.yield() }
+                task.cancel()
+            }
+            try await group.waitForAll()
+            for task in cancellable { await task.value }
+        }
+        #expect(mostHeld.load(ordering: .relaxed) <= 2)
+        #expect(entered.load(ordering: .relaxed) >= 36 * 150)
+        #expect(gate.counts.free == 2 && gate.counts.waiting == 0)
     }
 }

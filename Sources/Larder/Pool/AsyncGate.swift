@@ -76,6 +76,15 @@ internal final class AsyncGate: Sendable {
 
     /// Gives a place back: to the first waiter, or to the free places.
     func leave() {
+        // The common case, nobody waiting, touches no `Waiter`: a continuation is a resilient
+        // type, and each optional one made, copied and destroyed goes through its metadata.
+        let handsOver = state.withLock { state in
+            guard state.waiters.isEmpty else { return true }
+            state.free += 1
+            return false
+        }
+        guard handsOver else { return }
+        // The first waiter may have been cancelled meanwhile: then the place is free again.
         let waiter: Waiter? = state.withLock { state in
             guard !state.waiters.isEmpty else {
                 state.free += 1

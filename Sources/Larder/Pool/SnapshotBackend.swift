@@ -51,6 +51,7 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         /// Drops the undos no read needs: a read of generation g needs those above g, and a
         /// read that begins later begins at `visible`.
         mutating func prune() {
+            guard !undos.isEmpty else { return }
             let floor = min(readers.keys.min() ?? visible, visible)
             undos.removeAll { $0.generation <= floor }
         }
