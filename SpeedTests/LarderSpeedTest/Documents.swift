@@ -2,14 +2,29 @@
 // insertBatch, equality find, range find with orderBy + limit 20 (once, then from 100 starts),
 // array-contains find, count, and update of 10% of the documents. As SQLite's statements,
 // the queries are prepared outside the timed phases and run with their arguments in them.
+// DOCUMENTS_PHASES=insertBatch,update10pct,… runs only the phases named (the others read the
+// store insertBatch wrote, and update10pct changes it), so that callgrind counts one phase per
+// process.
 
 import Foundation
 import Larder
 import LarderDocuments
 import SpeedSupport
 
+/// The phases DOCUMENTS_PHASES names, nil for all.
+private let selectedDocumentsPhases = ProcessInfo.processInfo.environment["DOCUMENTS_PHASES"].map {
+    Set($0.split(separator: ",").map(String.init))
+}
+
 func documents() throws {
     let path = (arguments.directory as NSString).appendingPathComponent("documents.larder")
+    func runs(_ phase: String) -> Bool { selectedDocumentsPhases?.contains(phase) ?? true }
+    /// Measures the phase `phase` when it runs.
+    func measure(_ phase: String, _ body: () throws -> (count: Int, check: String)) throws {
+        if runs(phase) { try reporter.measure(phase: phase, storePath: path, body) }
+    }
+    // A run of insertBatch starts from an empty store; a run without it reads the store there.
+    if runs("insertBatch") { try? FileManager.default.removeItem(atPath: path) }
     let configuration = Store.Configuration(durability: arguments.durability == "full" ? .full : .noSync)
     let store = try DocumentStore(path: path, configuration: configuration)
     let users = try store.collection("users")
@@ -17,7 +32,7 @@ func documents() throws {
     try users.addIndex("[last_name], [first_name]")
     try users.addIndex("[tags]")
     let source = UserDocuments.generate(count: sizes.documents)
-    try reporter.measure(phase: "insertBatch", storePath: path) {
+    try measure("insertBatch") {
         let documents: [JSON] = source.map { user in
             ["first_name": .string(user.firstName), "last_name": .string(user.lastName), "age": .int(Int64(user.age)),
              "address": ["country": .string(user.country), "city": .string(user.city)],
@@ -31,15 +46,15 @@ func documents() throws {
     let byName = try users.prepare(where: "[last_name] >= ?", orderBy: "[last_name], [first_name]", limit: 20)
     let byTag = try users.prepare(where: "[tags] CONTAINS ?")
     let byRowID = try users.prepare(where: "[__rowid__] = ?")
-    try reporter.measure(phase: "findEqual", storePath: path) {
+    try measure("findEqual") {
         let found = try byCountry.find(arguments: [.string(UserDocuments.findCountry)])
         return (found.count, "first_id_\(found.first?["__rowid__"].intValue ?? 0)")
     }
-    try reporter.measure(phase: "findRangeOrderLimit", storePath: path) {
+    try measure("findRangeOrderLimit") {
         let found = try byName.find(arguments: [.string(UserDocuments.rangeStart)])
         return (found.count, "first_id_\(found.first?["__rowid__"].intValue ?? 0)")
     }
-    try reporter.measure(phase: "findRange100", storePath: path) {
+    try measure("findRange100") {
         var rows = 0, firstIDs: Int64 = 0
         for start in UserDocuments.rangeStarts {
             let found = try byName.find(arguments: [.string(start)])
@@ -48,15 +63,15 @@ func documents() throws {
         }
         return (rows, "first_ids_\(firstIDs)")
     }
-    try reporter.measure(phase: "findTag", storePath: path) {
+    try measure("findTag") {
         let found = try byTag.find(arguments: [.string(UserDocuments.findTag)])
         return (found.count, "first_id_\(found.first?["__rowid__"].intValue ?? 0)")
     }
-    try reporter.measure(phase: "count", storePath: path) {
+    try measure("count") {
         let count = try byCountry.count(arguments: [.string(UserDocuments.countCountry)])
         return (count, "count")
     }
-    try reporter.measure(phase: "update10pct", storePath: path) {
+    try measure("update10pct") {
         // Every tenth document gets a year older and moves country, in one atomic batch.
         var changed: [JSON] = []
         for rowID in stride(from: Int64(1), through: Int64(source.count), by: 10) {
@@ -68,6 +83,6 @@ func documents() throws {
         try users.updateBatch(changed)
         return (changed.count, "updated")
     }
-    try measureCompaction(at: path, store.compact)
+    if runs("compact") { try measureCompaction(at: path, store.compact) }
     try store.close()
 }

@@ -144,6 +144,33 @@ import LarderTestSupport
         #expect(try c.inconsistentIndexes().isEmpty)
     }
 
+    /// An update stages no entries for an index whose values it leaves (CollectionEngine.stage):
+    /// the others still change, and values that `==` equates but that encode differently
+    /// (canonically equivalent strings, an int and a double) are written again.
+    @Test(arguments: [false, true]) func updatesThatKeepSomeIndexValuesChangeTheOthers(encrypted: Bool) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted)
+        let c = try temporary.store.collection("users")
+        for definition in Self.indexDefinitions + ["[name]"] { try c.addIndex(definition) }
+        try c.insertBatch(samplePeople(6).enumerated().map { position, person in
+            var person = person
+            person["name"] = position == 3 ? "cafe\u{301}" : .string("N\(position)")
+            return person
+        })
+        var changed = try c.find()
+        changed[0]["address"]["country"] = "DE"                  // one index of five
+        changed[1]["tags"] = ["gold", "red"]                      // a multi-valued one alone
+        changed[2]["nickname"] = "two"                            // none
+        changed[3]["name"] = "caf\u{e9}"                          // == the stored name, other bytes
+        changed[4]["age"] = .double(changed[4]["age"].doubleValue ?? 0)   // == in queries, another case
+        try c.updateBatch(changed)
+        #expect(try c.inconsistentIndexes().isEmpty)
+        #expect(rowIDs(try c.find(where: "[address.country] = 'DE'")) == [1])
+        #expect(rowIDs(try c.find(where: "[tags] CONTAINS 'gold'")).contains(2))
+        #expect(rowIDs(try c.find(where: "[name] = ?", arguments: ["caf\u{e9}"])) == [4])
+        #expect(try c.find(where: "[name] = ?", arguments: ["cafe\u{301}"]).isEmpty)
+        #expect(try c.find() == changed)
+    }
+
     @Test(arguments: BackendKind.withEtcd) func addingAUniqueIndexToDataThatBreaksItBuildsNothing(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("users")

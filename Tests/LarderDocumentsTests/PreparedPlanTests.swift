@@ -67,7 +67,7 @@ import LarderTestSupport
     @Test func clausesWhosePlanDependsOnValuesAreNotPrepared() throws {
         let indexes = [try index(1, "[a], [b]"), try index(2, "[tags]", multiValued: true)]
         for text in ["[a] IN (?, ?)", "[a] > ? AND [a] > ?", "[a] = ? AND [a] = ?", "[a] = ? OR [b] = ?", "NOT [a] = ?",
-                     "[a] = NULL", "[a] = ? AND [b] LIKE ?", "[__rowid__] = ?", "[c] = ?", "[a] = [b]"] {
+                     "[a] = NULL", "[a] = ? AND [b] LIKE ?", "[__rowid__] IN (?, ?)", "[c] = ?", "[a] = [b]"] {
             #expect(PreparedPlan(template: try template(text), orderBy: [], limit: nil, indexes: indexes) == nil, "\(text)")
         }
         #expect(PreparedPlan(template: nil, orderBy: [], limit: nil, indexes: indexes) == nil)
@@ -75,6 +75,45 @@ import LarderTestSupport
         #expect(prepared.plan(binding: [.null, .int(1)]) == nil)
         #expect(prepared.plan(binding: [.string("x"), .array([])]) == nil)
         #expect(prepared.plan(binding: [.string("x"), .int(1)]) != nil)
+    }
+
+    @Test func aRowIDEqualityIsPreparedAsThePlannersLookup() throws {
+        let indexes = [try index(1, "[a], [b]"), try index(2, "[b] DESC")]
+        let arguments: [[JSON]] = [[.int(5), .string("x")], [.double(2), .int(1)], [.double(2.5), .int(1)], [.string("x"), .int(1)],
+                                   [.object(["k": .int(1)]), .bool(true)], [.int(-3), .int(0)]]
+        for text in ["[__rowid__] = ?", "? = [__rowid__]", "[__rowid__] = ? AND [a] = ?", "[__rowid__] CONTAINS ? AND [b] > ?",
+                     "[__rowid__] = 7 AND [a] >= ?", "[a] = ? AND [__rowid__] = ?"] {
+            let query = try template(text)
+            let prepared = try #require(PreparedPlan(template: query, orderBy: [], limit: nil, indexes: indexes), "\(text)")
+            for values in arguments {
+                let bound = Array(values.prefix(query.placeholderPositions.count))
+                let plan = try #require(prepared.plan(binding: bound), "\(text) with \(bound)")
+                #expect(plan == QueryPlanner(indexes: indexes).plan(where: try query.bound(to: bound), orderBy: [], limit: nil),
+                        "\(text) with \(bound)")
+            }
+        }
+        let byRowID = try #require(PreparedPlan(template: try template("[__rowid__] = ?"), orderBy: [], limit: nil, indexes: indexes))
+        #expect(byRowID.plan(binding: [.int(5)]) == .rowIDs([5]))
+        #expect(byRowID.plan(binding: [.string("5")]) == .rowIDs([]))
+        #expect(byRowID.plan(binding: [.null]) == nil)
+        #expect(byRowID.plan(binding: [.array([.int(5)])]) == nil)
+    }
+
+    @Test(arguments: BackendKind.allCases) func aPreparedRowIDLookupFindsTheDocumentItNames(_ backend: BackendKind) throws {
+        let temporary = try TemporaryStore(backend: backend)
+        let people = try temporary.store.collection("people")
+        try people.insertBatch(samplePeople(10))
+        try people.addIndex("[age]")
+        let byRowID = try people.prepare(where: "[__rowid__] = ?")
+        let olderByRowID = try people.prepare(where: "[__rowid__] = ? AND [age] > ?")
+        #expect(try byRowID.explain(arguments: [3]) == "rowid lookup: 3")
+        #expect(try byRowID.findOne(arguments: [3]) == (try people.document(id: 3)))
+        #expect(try byRowID.find(arguments: [.double(4)]) == (try people.find(where: "[__rowid__] = 4")))
+        #expect(try byRowID.find(arguments: [11]).isEmpty)
+        #expect(rowIDs(try olderByRowID.find(arguments: [3, 21])) == [3])   // age 22
+        #expect(try olderByRowID.find(arguments: [3, 22]).isEmpty)
+        try people.delete(["__rowid__": 3])
+        #expect(try byRowID.findOne(arguments: [3]) == nil)
     }
 
     @Test(arguments: BackendKind.allCases) func aPreparedQueryPlansAgainWhenItsCollectionsIndexesChange(_ backend: BackendKind) throws {

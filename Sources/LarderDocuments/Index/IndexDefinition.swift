@@ -34,7 +34,17 @@ struct IndexDefinition: Equatable, Sendable {
 
     /// The entries of `document`, and whether an array value was found.
     func entries(for document: JSON, rowID: Int64, defaults: JSON) -> (entries: [Entry], sawArray: Bool) {
-        let values = keys.map { $0.path.value(in: document, rowID: rowID, defaults: defaults) }
+        entries(of: keyValues(of: document, rowID: rowID, defaults: defaults), rowID: rowID)
+    }
+
+    /// The values of the index's keys in `document`, in key order: what its entries encode.
+    func keyValues(of document: JSON, rowID: Int64, defaults: JSON) -> [JSON] {
+        keys.map { $0.path.value(in: document, rowID: rowID, defaults: defaults) }
+    }
+
+    /// The entries of a document of `rowID` whose key values are `values` (``keyValues(of:rowID:defaults:)``),
+    /// and whether one of them is an array.
+    func entries(of values: [JSON], rowID: Int64) -> (entries: [Entry], sawArray: Bool) {
         guard values.contains(where: \.isArray) else {
             // The common case, scalars only: one entry, built in one buffer.
             var key: [UInt8] = []

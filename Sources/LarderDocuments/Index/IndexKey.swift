@@ -30,6 +30,26 @@ enum IndexKey {
         return key
     }
 
+    /// True when `left` and `right` certainly encode to the same bytes, value by value: the
+    /// same scalars (strings byte for byte: `==` on strings also equates canonically
+    /// equivalent ones, which encode differently), arrays of such. Cheaper than encoding
+    /// both; false when unsure (objects, whose keys a dictionary matches canonically).
+    static func encodeAlike(_ left: [JSON], _ right: [JSON]) -> Bool {
+        left.count == right.count && zip(left, right).allSatisfy { encodeAlike($0, $1) }
+    }
+
+    private static func encodeAlike(_ left: JSON, _ right: JSON) -> Bool {
+        switch (left, right) {
+        case (.null, .null): true
+        case let (.bool(left), .bool(right)): left == right
+        case let (.int(left), .int(right)): left == right
+        case let (.double(left), .double(right)): left.bitPattern == right.bitPattern
+        case let (.string(left), .string(right)): left.utf8.elementsEqual(right.utf8)
+        case let (.array(left), .array(right)): encodeAlike(left, right)
+        default: false
+        }
+    }
+
     static func appendRowID(_ rowID: Int64, to key: inout [UInt8]) {
         key.appendBigEndian(UInt64(bitPattern: rowID))
     }

@@ -5,22 +5,30 @@
 //
 // It covers the WHERE clauses whose plan does not depend on the values: an AND of
 // comparisons, CONTAINS and BETWEEN of fields with `?` arguments (or literals), at most one
-// equality, one lower and one upper bound a field, planned to an index range. For arguments
-// that are neither null nor arrays, the planner then takes the same index, keys, order and
-// exactness whatever the values; only the bytes of the range change. Any other clause, or
-// arguments outside that, go through the planner at each run.
+// equality, one lower and one upper bound a field, planned to an index range, or to a rowID
+// lookup when `[__rowid__]` has the equality. For arguments that are neither null nor arrays,
+// the planner then takes the same index, keys, order and exactness whatever the values; only
+// the bytes of the range change (or the rowID looked up). Any other clause, or arguments
+// outside that, go through the planner at each run.
 
 /// An index plan chosen when the query was prepared, waiting for its arguments.
 struct PreparedPlan: Sendable {
     /// The collection's indexes it was chosen among: with others, it no longer holds.
     let indexes: [IndexDefinition]
-    /// The plan as made with stand-in arguments.
-    private let scan: IndexScan
-    /// Where the values of the keys the scan fixes come from, in key order.
-    private let fixed: [QueryOperand]
-    /// Where the range key's bounds come from, and whether they are inclusive.
-    private let lower: (operand: QueryOperand, inclusive: Bool)?
-    private let upper: (operand: QueryOperand, inclusive: Bool)?
+    /// What a run binds its arguments into.
+    private let shape: Shape
+
+    /// A rowID lookup or an index range, and where its values come from.
+    private enum Shape {
+        /// The lookup of the rowID `[__rowid__] = operand` names (the planner's choice whatever
+        /// the indexes, before any of them).
+        case rowID(QueryOperand)
+        /// `scan`, the plan as made with stand-in arguments; `fixed`, where the values of the
+        /// keys it fixes come from, in key order; `lower` and `upper`, where the range key's
+        /// bounds come from, and whether they are inclusive.
+        case index(scan: IndexScan, fixed: [QueryOperand],
+                   lower: (operand: QueryOperand, inclusive: Bool)?, upper: (operand: QueryOperand, inclusive: Bool)?)
+    }
 
     /// What the WHERE says about one field: at most one of each.
     private struct Terms {
@@ -33,6 +41,11 @@ struct PreparedPlan: Sendable {
     /// or is not an index range.
     init?(template: QueryTemplate?, orderBy: [SortKey], limit: Int?, indexes: [IndexDefinition]) {
         guard let template, let terms = Self.terms(of: template.expression.conjuncts) else { return nil }
+        if let rowID = terms[FieldPath.rowID]?.equal {
+            self.indexes = indexes
+            shape = .rowID(rowID)
+            return
+        }
         // Stand-ins: any value that is neither null nor an array plans the same.
         let standIns = [JSON](repeating: .int(0), count: template.placeholderPositions.count)
         guard let expression = try? template.bound(to: standIns),
@@ -46,10 +59,7 @@ struct PreparedPlan: Sendable {
         let rangeTerms = scan.rangeKey.flatMap { terms[$0.path] }
         guard (scan.lower == nil) == (rangeTerms?.lower == nil), (scan.upper == nil) == (rangeTerms?.upper == nil) else { return nil }
         self.indexes = indexes
-        self.scan = scan
-        self.fixed = fixed
-        lower = rangeTerms?.lower
-        upper = rangeTerms?.upper
+        shape = .index(scan: scan, fixed: fixed, lower: rangeTerms?.lower, upper: rangeTerms?.upper)
     }
 
     /// The plan for `arguments`, the same as the planner's for them; nil when one of them is
@@ -63,6 +73,11 @@ struct PreparedPlan: Sendable {
             case .field: nil
             }
         }
+        if case let .rowID(operand) = shape {
+            // The planner's lookup: the rowID the value names, if it is an integer.
+            return value(operand).map { .rowIDs($0.intValue.map { [$0] } ?? []) }
+        }
+        guard case let .index(scan, fixed, lower, upper) = shape else { return nil }
         var bound = scan
         var prefix: [UInt8] = []
         bound.fixedValues = []

@@ -183,11 +183,19 @@ extension CollectionEngine {
                 if let new { try stageNewEntries(of: new, rowID: rowID, index: position, into: &write) }
                 continue
             }
+            let oldValues = index.keyValues(of: old, rowID: rowID, defaults: defaults)
+            let newValues = new.map { index.keyValues(of: $0, rowID: rowID, defaults: defaults) }
+            // Most updates leave most indexes' values as they were: then their entries are the
+            // same, and nothing is encoded. (A unique index still checks them, as before.)
+            if let newValues, !index.isUnique, IndexKey.encodeAlike(newValues, oldValues) {
+                if !index.isMultiValued && newValues.contains(where: \.isArray) { write.definition.indexes[position].isMultiValued = true }
+                continue
+            }
             // A document has a few entries per index: arrays beat hashing byte strings.
-            let oldKeys = index.entries(for: old, rowID: rowID, defaults: defaults).entries.map(\.key)
+            let oldKeys = index.entries(of: oldValues, rowID: rowID).entries.map(\.key)
             var newKeys: [[UInt8]] = []
-            if let new {
-                let (entries, sawArray) = index.entries(for: new, rowID: rowID, defaults: defaults)
+            if let newValues, let new {
+                let (entries, sawArray) = index.entries(of: newValues, rowID: rowID)
                 if sawArray && !index.isMultiValued { write.definition.indexes[position].isMultiValued = true }
                 for entry in entries {
                     if index.isUnique && !entry.hasNull {
