@@ -99,20 +99,18 @@ internal final class BTreeDatabase {
         let bound = reverse ? end : start
         var positioned: Bool
         if let bound {
+            // Backing up, the record holding `start` is the last at or before it: a backward
+            // jump lands on it inside the leaf `start` leads to (whose first key is at or
+            // before `start`), where a forward jump lands on the record after it, in the next
+            // leaf when the holding record is its leaf's last, and steps back: a second leaf
+            // loaded for half the scans of a table of two records a leaf.
+            let backward = reverse || backingUp
             positioned = bound.withUnsafeBytes { bytes in
-                reverse ? tcbdbcurjumpback(cursor, bytes.baseAddress, Int32(bytes.count))
-                        : tcbdbcurjump(cursor, bytes.baseAddress, Int32(bytes.count))
+                backward ? tcbdbcurjumpback(cursor, bytes.baseAddress, Int32(bytes.count))
+                         : tcbdbcurjump(cursor, bytes.baseAddress, Int32(bytes.count))
             }
-            if backingUp, !reverse {
-                // A forward jump is cheap where a backward one is not: step back from it.
-                positioned = bound.withUnsafeBytes { bound in
-                    guard positioned else { return tcbdbcurlast(cursor) }
-                    var keySize: Int32 = 0
-                    guard let key = tcbdbcurkey3(cursor, &keySize) else { return false }
-                    if ByteOrder.compare(UnsafeRawBufferPointer(start: key, count: Int(keySize)), bound) == 0 { return true }
-                    return tcbdbcurprev(cursor) || tcbdbcurfirst(cursor)
-                }
-            }
+            // Before every key, the first record holds `start`.
+            if backingUp, !reverse, !positioned, tcbdbecode(handle) == Int32(TCENOREC) { positioned = tcbdbcurfirst(cursor) }
         } else {
             positioned = reverse ? tcbdbcurlast(cursor) : tcbdbcurfirst(cursor)
         }
