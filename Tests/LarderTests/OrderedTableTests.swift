@@ -127,6 +127,41 @@ import Testing
         try tokyoCabinet.close()
     }
 
+    /// Over many leaves (values of 1 KB: a leaf splits past 16 KB), a scan holding a key starts
+    /// at the last record at or before it wherever the leaves split, also once the first
+    /// records of leaves are deleted (the leaf a key leads to then starts after the key).
+    @Test func aScanHoldingAKeyCrossesLeavesWhereTheyBegin() throws {
+        let directory = TemporaryDirectory()
+        let backend = try TokyoCabinetBackend(path: directory.path)
+        declareOrderedTestTables(of: backend)
+        func key(_ value: Int) -> [UInt8] { [7, UInt8(value >> 8), UInt8(value & 0xFF)] }
+        var present = Array(stride(from: 0, to: 2_000, by: 2))
+        var batch = WriteBatch()
+        for value in present { batch.put([UInt8](repeating: UInt8(value & 0xFF), count: 1_024), forKey: key(value), in: "t.idx") }
+        try backend.apply(batch)
+        func check() throws {
+            for start in stride(from: -1, to: 2_002, by: 1) {
+                var found: [Int] = []
+                try backend.forEachRecord(in: "t.idx", holding: start < 0 ? [6] : key(start), through: nil) { key, value in
+                    #expect(value.count == 1_024 && value[0] == key[2])
+                    found.append(Int(key[1]) << 8 | Int(key[2]))
+                    return found.count < 2
+                }
+                // The last record at or before the start, else the first; then the one after it.
+                let holding = present.lastIndex { $0 <= start } ?? 0
+                #expect(found == Array(present[holding ..< min(holding + 2, present.count)]), "holding \(start)")
+            }
+        }
+        try check()
+        // Every 7th record gone, many of them first in their leaves.
+        var removal = WriteBatch()
+        for value in present where value % 14 == 0 { removal.removeValue(forKey: key(value), in: "t.idx") }
+        try backend.apply(removal)
+        present.removeAll { $0 % 14 == 0 }
+        try check()
+        try backend.close()
+    }
+
     @Test func aHashTableRefusesRangeScans() throws {
         let directory = TemporaryDirectory()
         let backend = try TokyoCabinetBackend(path: directory.path)

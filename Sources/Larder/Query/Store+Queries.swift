@@ -172,6 +172,8 @@ extension Store {
         // and their objects read together.
         var goesOn = true
         var chunk: [UInt64] = []
+        // Room for the first chunk at once, not grown an element at a time.
+        chunk.reserveCapacity(results.chunkSize)
         for segment in segments where goesOn {
             try index.table.forEachEntry(from: segment.range.start, through: segment.range.end, reverse: segment.reverse) { indexEntry in
                 if results.isPastBoundary(indexEntry) {

@@ -126,7 +126,8 @@ extension Store {
                 ends.append(last)
                 end = last
             }
-            let wanted = keys.filter { !$0.isEmpty }
+            // Usually every page is needed: the keys as they are, no copy.
+            let wanted = keys.contains { $0.isEmpty } ? keys.filter { !$0.isEmpty } : keys
             let inPlace = try backend.withValuesInPlace(forKeys: wanted, in: entry.name) { found in
                 var pages: [UnsafeRawBufferPointer?] = Array(repeating: nil, count: keys.count)
                 var next = 0

@@ -9,15 +9,23 @@ import Foundation
 internal final class BTreeDatabase {
     let path: String
     private var handle: UnsafeMutablePointer<TCBDB>?
+    /// Whether the handle may hold changed pages the file does not (written to since the last
+    /// commit, abort or sync): then no page is read in place.
+    private var hasUnwrittenPages = false
+    /// The nodes read in place since the last write (MappedBTree).
+    private var nodes = MappedBTree.Nodes()
 
     /// Records a leaf and indexes a node hold (the file keeps them from its creation).
     static let leafMembers: UInt32 = 128
     static let nodeMembers: UInt32 = 256
+    /// Bytes of a file mapped into memory.
+    static let mappedBytes: Int64 = 64 << 20
 
     /// Opens the file at `path`; `syncsTransactions` as for ``HashDatabase`` (`BDBOTSYNC`).
     /// A writer first repairs the file's meta if a process died while Tokyo Cabinet rewrote it
-    /// (BTreeMetaRepair).
-    init(path: String, readOnly: Bool, syncsTransactions: Bool = false) throws {
+    /// (BTreeMetaRepair). `mappedBytes` of the file are mapped into memory (Tokyo Cabinet's
+    /// extra mapped memory), where pages are read in place (MappedBTree).
+    init(path: String, readOnly: Bool, syncsTransactions: Bool = false, mappedBytes: Int64 = BTreeDatabase.mappedBytes) throws {
         self.path = path
         if !readOnly {
             BTreeMetaRepair.repairIfNeeded(path: path, leafMembers: Self.leafMembers,
@@ -31,7 +39,7 @@ internal final class BTreeDatabase {
         // one: custom comparators are not recorded in the file.
         _ = tcbdbtune(handle, Int32(Self.leafMembers), Int32(Self.nodeMembers), 32_749, -1, -1, UInt8(BDBTLARGE))
         _ = tcbdbsetcache(handle, 8_192, 1_024)
-        _ = tcbdbsetxmsiz(handle, 64 << 20)
+        _ = tcbdbsetxmsiz(handle, mappedBytes)
         // BDBOLCKNB: fail at once on a file another process holds; never BDBONOLCK.
         var mode = readOnly ? Int32(BDBOREADER | BDBOLCKNB) : Int32(BDBOWRITER | BDBOCREAT | BDBOLCKNB)
         if syncsTransactions && !readOnly { mode |= Int32(BDBOTSYNC) }
@@ -88,31 +96,47 @@ internal final class BTreeDatabase {
     /// With `backingUp`, a forward scan starts one record earlier when `start` is not itself a
     /// key: at the last key before it (or the first key, when none is before it), the record
     /// that holds `start` in a table whose records cover ranges of keys.
+    ///
+    /// A forward scan from a start reads the pages in place (MappedBTree) unless `inPlace` is
+    /// false, and goes on with a cursor where they cannot be.
     func forEachRecord(
-        from start: [UInt8]?, through end: [UInt8]?, reverse: Bool, backingUp: Bool = false,
+        from start: [UInt8]?, through end: [UInt8]?, reverse: Bool, backingUp: Bool = false, inPlace: Bool = true,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         let handle = try openHandle()
+        var resumingAfter: [UInt8]?
+        if inPlace, !hasUnwrittenPages, !reverse, let start {
+            switch try MappedBTree.forEachRecord(in: handle, from: start, backingUp: backingUp, through: end, nodes: &nodes, body) {
+            case .finished: return
+            case let .unavailable(after: last): resumingAfter = last
+            }
+        }
         guard let cursor = tcbdbcurnew(handle) else { throw failure("iterate", code: tcbdbecode(handle)) }
         defer { tcbdbcurdel(cursor) }
         // Forward scans start at the first key >= start; reverse scans at the last key <= end.
         let bound = reverse ? end : start
         var positioned: Bool
-        if let bound {
+        if let resumingAfter {
+            // After the last record handed out in place: the first key past it.
+            positioned = resumingAfter.withUnsafeBytes { last in
+                guard tcbdbcurjump(cursor, last.baseAddress, Int32(last.count)) else { return false }
+                var keySize: Int32 = 0
+                guard let key = tcbdbcurkey3(cursor, &keySize) else { return false }
+                return ByteOrder.compare(UnsafeRawBufferPointer(start: key, count: Int(keySize)), last) > 0 || tcbdbcurnext(cursor)
+            }
+        } else if let bound {
+            // Backing up, the record holding `start` is the last at or before it: a backward
+            // jump lands on it inside the leaf `start` leads to (whose first key is at or
+            // before `start`), where a forward jump lands on the record after it, in the next
+            // leaf when the holding record is its leaf's last, and steps back: a second leaf
+            // loaded for half the scans of a table of two records a leaf.
+            let backward = reverse || backingUp
             positioned = bound.withUnsafeBytes { bytes in
-                reverse ? tcbdbcurjumpback(cursor, bytes.baseAddress, Int32(bytes.count))
-                        : tcbdbcurjump(cursor, bytes.baseAddress, Int32(bytes.count))
+                backward ? tcbdbcurjumpback(cursor, bytes.baseAddress, Int32(bytes.count))
+                         : tcbdbcurjump(cursor, bytes.baseAddress, Int32(bytes.count))
             }
-            if backingUp, !reverse {
-                // A forward jump is cheap where a backward one is not: step back from it.
-                positioned = bound.withUnsafeBytes { bound in
-                    guard positioned else { return tcbdbcurlast(cursor) }
-                    var keySize: Int32 = 0
-                    guard let key = tcbdbcurkey3(cursor, &keySize) else { return false }
-                    if ByteOrder.compare(UnsafeRawBufferPointer(start: key, count: Int(keySize)), bound) == 0 { return true }
-                    return tcbdbcurprev(cursor) || tcbdbcurfirst(cursor)
-                }
-            }
+            // Before every key, the first record holds `start`.
+            if backingUp, !reverse, !positioned, tcbdbecode(handle) == Int32(TCENOREC) { positioned = tcbdbcurfirst(cursor) }
         } else {
             positioned = reverse ? tcbdbcurlast(cursor) : tcbdbcurfirst(cursor)
         }
@@ -134,6 +158,11 @@ internal final class BTreeDatabase {
         }
     }
 
+    /// Calls `body` with the open handle.
+    func withHandle<Result>(_ body: (UnsafeMutablePointer<TCBDB>) throws -> Result) throws -> Result {
+        try body(try openHandle())
+    }
+
     /// The number of records.
     func recordCount() throws -> Int {
         Int(tcbdbrnum(try openHandle()))
@@ -142,6 +171,7 @@ internal final class BTreeDatabase {
     /// Starts a transaction: until ``commit()``, ``abort()`` undoes every write.
     func beginTransaction() throws {
         let handle = try openHandle()
+        willWrite()
         guard tcbdbtranbegin(handle) else { throw failure("begin transaction", code: tcbdbecode(handle)) }
     }
 
@@ -149,16 +179,20 @@ internal final class BTreeDatabase {
     func commit() throws {
         let handle = try openHandle()
         guard tcbdbtrancommit(handle) else { throw failure("commit", code: tcbdbecode(handle)) }
+        // Committing wrote every changed page into the file.
+        wrotePages()
     }
 
     /// Undoes the transaction's writes.
     func abort() {
-        if let handle { _ = tcbdbtranabort(handle) }
+        // Aborting drops the changed pages: the file holds the tree again.
+        if let handle, tcbdbtranabort(handle) { wrotePages() }
     }
 
     /// Stores `value` under `key`, replacing any value there (keys are unique).
     func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer) throws {
         let handle = try openHandle()
+        willWrite()
         guard tcbdbput(handle, key.baseAddress, Int32(key.count), value.baseAddress, Int32(value.count)) else {
             throw failure("write", code: tcbdbecode(handle))
         }
@@ -172,6 +206,7 @@ internal final class BTreeDatabase {
     /// Removes the record under `key`; a missing record is not an error.
     func delete(_ key: UnsafeRawBufferPointer) throws {
         let handle = try openHandle()
+        willWrite()
         guard tcbdbout(handle, key.baseAddress, Int32(key.count)) else {
             let code = tcbdbecode(handle)
             guard code == Int32(TCENOREC) else { throw failure("delete", code: code) }
@@ -183,9 +218,22 @@ internal final class BTreeDatabase {
     func sync() throws {
         let handle = try openHandle()
         guard tcbdbsync(handle) else { throw failure("sync", code: tcbdbecode(handle)) }
+        wrotePages()
     }
 
     // MARK: Helpers
+
+    /// Before a write: pages may change in the cache alone, and nodes move.
+    private func willWrite() {
+        hasUnwrittenPages = true
+        nodes.removeAll()
+    }
+
+    /// After a commit, abort or sync: the file holds every page as the handle sees it.
+    private func wrotePages() {
+        hasUnwrittenPages = false
+        nodes.removeAll()
+    }
 
     /// A cursor that ran off the end is the end of the scan; any other failure is an error.
     private func endOfScan(_ handle: UnsafeMutablePointer<TCBDB>) throws {

@@ -48,15 +48,21 @@ enum MappedRecordLookup {
     static func values(forKeys keys: [[UInt8]], in handle: UnsafeMutablePointer<TCHDB>,
                        into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) -> Bool {
         guard values.count >= keys.count, let file = mappedFile(of: handle, whole: false) else { return false }
-        for window in stride(from: keys.startIndex, to: keys.endIndex, by: prefetchWindow) {
-            let windowKeys = keys[window ..< min(window + prefetchWindow, keys.endIndex)]
-            file.prefetch(windowKeys)
-            for position in windowKeys.indices {
-                guard let value = keys[position].withUnsafeBytes({ file.value(forKey: $0) }) else { return false }
-                values[position] = value
+        // Each key's hashes are computed once, for its prefetch and its lookup.
+        return withUnsafeTemporaryAllocation(of: (bucket: UInt64, secondHash: UInt8).self, capacity: prefetchWindow) { hashes in
+            for window in stride(from: keys.startIndex, to: keys.endIndex, by: prefetchWindow) {
+                let windowKeys = keys[window ..< min(window + prefetchWindow, keys.endIndex)]
+                for (slot, key) in zip(hashes.indices, windowKeys) {
+                    hashes[slot] = key.withUnsafeBytes { MappedRecordLookup.hashes(of: $0, bucketCount: file.bucketCount) }
+                }
+                file.prefetch(buckets: UnsafeBufferPointer(rebasing: hashes[..<windowKeys.count]))
+                for (slot, position) in zip(hashes.indices, windowKeys.indices) {
+                    guard let value = keys[position].withUnsafeBytes({ file.value(forKey: $0, hashes: hashes[slot]) }) else { return false }
+                    values[position] = value
+                }
             }
+            return true
         }
-        return true
     }
 
     /// How many lookups ``values(forKeys:in:into:)`` prepares at a time.
@@ -165,7 +171,13 @@ enum MappedRecordLookup {
         /// The value of the record with `key`, or nil when the walk from its bucket does
         /// not reach one.
         func value(forKey key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-            let (bucket, secondHash) = MappedRecordLookup.hashes(of: key, bucketCount: bucketCount)
+            value(forKey: key, hashes: MappedRecordLookup.hashes(of: key, bucketCount: bucketCount))
+        }
+
+        /// The value of the record with `key`, whose bucket and second hash are `hashes`
+        /// (``MappedRecordLookup/hashes(of:bucketCount:)``), or nil as ``value(forKey:)``.
+        func value(forKey key: UnsafeRawBufferPointer, hashes: (bucket: UInt64, secondHash: UInt8)) -> UnsafeRawBufferPointer? {
+            let (bucket, secondHash) = hashes
             var offset = link(at: MappedRecordLookup.bucketsOffset + Int(bucket) * linkSize)
             for _ in 0 ..< MappedRecordLookup.maximumSteps {
                 guard offset > 0, let record = record(at: offset) else { return nil }
@@ -184,17 +196,17 @@ enum MappedRecordLookup {
             return nil
         }
 
-        /// Asks for the buckets of `keys`, then for the first lines of the records they name
-        /// (header, key and the value's start). A hint: nothing outside the file is asked for.
-        func prefetch(_ keys: ArraySlice<[UInt8]>) {
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { buckets in
-                for (slot, key) in zip(buckets.indices, keys) {
-                    let (bucket, _) = key.withUnsafeBytes { MappedRecordLookup.hashes(of: $0, bucketCount: bucketCount) }
+        /// Asks for the buckets of keys whose hashes are `hashes`, then for the first lines of
+        /// the records they name (header, key and the value's start). A hint: nothing outside the
+        /// file is asked for.
+        func prefetch(buckets hashes: UnsafeBufferPointer<(bucket: UInt64, secondHash: UInt8)>) {
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: hashes.count) { buckets in
+                for (slot, (bucket, _)) in zip(buckets.indices, hashes) {
                     let position = MappedRecordLookup.bucketsOffset + Int(bucket) * linkSize
                     buckets[slot] = position
                     if position < end { CacheLinePrefetch.request(base + position) }
                 }
-                for position in buckets.prefix(keys.count) {
+                for position in buckets.prefix(hashes.count) {
                     let offset = link(at: position)
                     guard offset > 0 else { continue }
                     for line in stride(from: offset, to: min(offset + 128, end), by: 64) { CacheLinePrefetch.request(base + line) }
