@@ -22,7 +22,7 @@ internal enum CommitJournal {
         // in one buffer, not copied from the payload into the file's bytes (a batch can be
         // tens of megabytes).
         var payload = DataBuffer()
-        payload.reserveCapacity(headerSize + batch.arena.count + batch.operationCount * 4 + 64)
+        payload.reserveCapacity(headerSize + batch.byteCount + batch.operationCount * 4 + 64)
         magic.withUnsafeBytes { payload.appendRaw($0) }
         for _ in magic.count ..< headerSize { payload.write(UInt8(0)) }
         for table in batch.tables {

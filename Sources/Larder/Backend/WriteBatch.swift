@@ -1,5 +1,7 @@
-// WriteBatch: everything one save writes, as puts and deletes grouped by table (file), in one
-// contiguous byte arena so that a million records cost a handful of allocations.
+// WriteBatch: everything one save writes, as puts and deletes grouped by table (file), in a byte
+// arena of a few chunks, so that a million records cost a handful of allocations. The chunks
+// double in size and are never moved: a batch of tens of megabytes is written once, not copied
+// (and its pages faulted in again) each time a single buffer would have grown.
 
 /// The puts and deletes of one save, grouped by table, that a ``Backend`` applies together.
 ///
@@ -21,6 +23,8 @@ public struct WriteBatch: Sendable {
 
     internal struct Operation: Sendable {
         var kind: Kind
+        /// The arena chunk holding the key and the value.
+        var chunk: Int
         var keyStart: Int
         var keyCount: Int
         var valueStart: Int
@@ -31,8 +35,17 @@ public struct WriteBatch: Sendable {
     public private(set) var tables: [String] = []
     private var tableIndexes: [String: Int] = [:]
     internal private(set) var operationsByTable: [[Operation]] = []
-    internal private(set) var arena: [UInt8] = []
+    /// The bytes of keys and values: an operation's key and value are in one chunk. Only the
+    /// last chunk grows.
+    private var arena: [[UInt8]] = []
     private var lastTable: (name: String, index: Int)?
+
+    /// The size of the first chunk; each next one is twice the last, up to ``largestChunk``.
+    private static let firstChunk = 4 << 10
+    private static let largestChunk = 4 << 20
+
+    /// The bytes of all keys and values in the batch.
+    internal private(set) var byteCount = 0
 
     /// Creates an empty batch.
     ///
@@ -61,13 +74,9 @@ public struct WriteBatch: Sendable {
     /// batch.put([1, 2, 3], forKey: Array("k".utf8), in: "_names")
     /// ```
     public mutating func put(_ value: [UInt8], forKey key: [UInt8], in table: String) {
-        let index = tableIndex(table)
-        let keyStart = arena.count
-        arena.append(contentsOf: key)
-        let valueStart = arena.count
-        arena.append(contentsOf: value)
-        append(Operation(kind: .put, keyStart: keyStart, keyCount: key.count,
-                         valueStart: valueStart, valueCount: value.count), to: index)
+        key.withUnsafeBytes { key in
+            value.withUnsafeBytes { value in put(value, forKey: key, in: table, kind: .put) }
+        }
     }
 
     /// Adds a delete of `key` in `table`. Deleting a key that is not there is not an error.
@@ -76,11 +85,9 @@ public struct WriteBatch: Sendable {
     /// batch.removeValue(forKey: RowIDKey.bytes(42), in: "Song")
     /// ```
     public mutating func removeValue(forKey key: [UInt8], in table: String) {
-        let index = tableIndex(table)
-        let keyStart = arena.count
-        arena.append(contentsOf: key)
-        append(Operation(kind: .delete, keyStart: keyStart, keyCount: key.count,
-                         valueStart: arena.count, valueCount: 0), to: index)
+        key.withUnsafeBytes { key in
+            put(UnsafeRawBufferPointer(start: nil, count: 0), forKey: key, in: table, kind: .delete)
+        }
     }
 
     /// Calls `body` with each operation on `table`, in the order they were added, with the key
@@ -94,8 +101,8 @@ public struct WriteBatch: Sendable {
         _ body: (Kind, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
     ) rethrows {
         guard let index = tableIndexes[table] else { return }
-        try arena.withUnsafeBytes { all in
-            for operation in operationsByTable[index] {
+        for operation in operationsByTable[index] {
+            try arena[operation.chunk].withUnsafeBytes { all in
                 let key = UnsafeRawBufferPointer(rebasing: all[operation.keyStart ..< operation.keyStart + operation.keyCount])
                 let value = UnsafeRawBufferPointer(rebasing: all[operation.valueStart ..< operation.valueStart + operation.valueCount])
                 try body(operation.kind, key, value)
@@ -114,13 +121,31 @@ public struct WriteBatch: Sendable {
     /// table yet (a backend may store it faster).
     internal mutating func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in table: String,
                                isNew: Bool) {
+        put(value, forKey: key, in: table, kind: isNew ? .insert : .put)
+    }
+
+    /// Adds an operation of `kind` with `key` and `value` (empty for a delete).
+    private mutating func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in table: String,
+                              kind: Kind) {
         let index = tableIndex(table)
-        let keyStart = arena.count
-        arena.appendBytes(key)
-        let valueStart = arena.count
-        arena.appendBytes(value)
-        append(Operation(kind: isNew ? .insert : .put, keyStart: keyStart, keyCount: key.count,
+        let chunk = chunkWithRoom(for: key.count + value.count)
+        let keyStart = arena[chunk].count
+        arena[chunk].appendBytes(key)
+        let valueStart = arena[chunk].count
+        arena[chunk].appendBytes(value)
+        append(Operation(kind: kind, chunk: chunk, keyStart: keyStart, keyCount: key.count,
                          valueStart: valueStart, valueCount: value.count), to: index)
+    }
+
+    /// The index of the chunk to append `count` bytes to: the last one, or a new one when the
+    /// last has no room left for them.
+    private mutating func chunkWithRoom(for count: Int) -> Int {
+        if let last = arena.indices.last, arena[last].capacity - arena[last].count >= count { return last }
+        let previous = arena.last?.capacity ?? Self.firstChunk / 2
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(max(count, min(previous * 2, Self.largestChunk)))
+        arena.append(chunk)
+        return arena.count - 1
     }
 
     /// Adds a put under `key` in `table` whose value `writeValue` appends to `bytes` (which
@@ -130,17 +155,19 @@ public struct WriteBatch: Sendable {
     package mutating func put(forKey key: [UInt8], in table: String,
                               writingValue writeValue: (_ bytes: inout [UInt8], _ keyStart: Int) throws -> Void) rethrows {
         let index = tableIndex(table)
-        let keyStart = arena.count
-        arena.append(contentsOf: key)
-        let valueStart = arena.count
+        // Room for the key and a small value: a larger one grows this chunk alone.
+        let chunk = chunkWithRoom(for: key.count + 256)
+        let keyStart = arena[chunk].count
+        arena[chunk].append(contentsOf: key)
+        let valueStart = arena[chunk].count
         do {
-            try writeValue(&arena, keyStart)
+            try writeValue(&arena[chunk], keyStart)
         } catch {
-            arena.removeSubrange(keyStart...)
+            arena[chunk].removeSubrange(keyStart...)
             throw error
         }
-        append(Operation(kind: .put, keyStart: keyStart, keyCount: valueStart - keyStart,
-                         valueStart: valueStart, valueCount: arena.count - valueStart), to: index)
+        append(Operation(kind: .put, chunk: chunk, keyStart: keyStart, keyCount: valueStart - keyStart,
+                         valueStart: valueStart, valueCount: arena[chunk].count - valueStart), to: index)
     }
 
     private mutating func tableIndex(_ table: String) -> Int {
@@ -161,5 +188,6 @@ public struct WriteBatch: Sendable {
     private mutating func append(_ operation: Operation, to index: Int) {
         operationsByTable[index].append(operation)
         operationCount += 1
+        byteCount += operation.keyCount + operation.valueCount
     }
 }

@@ -288,8 +288,8 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     /// write (a `.full` commit: a dozen fsyncs). No read of that generation has begun yet, and
     /// reads of older ones take these keys from the commit's undo.
     private static func keepNewest(of batch: WriteBatch, in state: inout State) {
-        guard batch.arena.count <= newestByteLimit / 16 else { return }
-        state.makeRoom(for: batch.arena.count + 64 * batch.operationCount)
+        guard batch.byteCount <= newestByteLimit / 16 else { return }
+        state.makeRoom(for: batch.byteCount + 64 * batch.operationCount)
         for table in batch.tables {
             batch.forEachOperation(in: table) { kind, key, value in
                 state.keepNewest(CommitUndo.BeforeImage(bytes: kind == .delete ? nil : Array(value)), of: Array(key), in: table)
