@@ -18,33 +18,73 @@ internal enum CommitJournal {
 
     /// The journal file's bytes for `batch`.
     static func encode(_ batch: WriteBatch) -> [UInt8] {
-        // The header first, its length and checksum filled in at the end: the journal is built
-        // in one buffer, not copied from the payload into the file's bytes (a batch can be
-        // tens of megabytes).
-        var payload = DataBuffer()
-        payload.reserveCapacity(headerSize + batch.byteCount + batch.operationCount * 4 + 64)
-        magic.withUnsafeBytes { payload.appendRaw($0) }
-        for _ in magic.count ..< headerSize { payload.write(UInt8(0)) }
-        for table in batch.tables {
-            payload.write(table)
-            payload.writeVarInt(UInt64(batch.operationCount(in: table)))
-            batch.forEachOperation(in: table) { kind, key, value in
-                // An insert replays as a put: both are idempotent.
-                payload.write(kind == .delete ? deleteKind : putKind)
-                payload.writeVarInt(UInt64(key.count))
-                payload.appendRaw(key)
-                if kind != .delete {
-                    payload.writeVarInt(UInt64(value.count))
-                    payload.appendRaw(value)
+        var file = [UInt8](repeating: 0, count: headerSize)
+        file.reserveCapacity(headerSize + batch.byteCount + batch.operationCount * 4 + 64)
+        appendPayload(of: batch, to: &file, pieceSize: .max) { _ in }
+        let crc = file.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }
+        file.replaceSubrange(0 ..< headerSize, with: header(payloadLength: file.count - headerSize, crc: crc))
+        return file
+    }
+
+    /// Writes the journal of `batch` to a new file at `path` (replacing any), a megabyte at a
+    /// time, not built whole first: a batch can be tens of megabytes, and a copy of it costs
+    /// its pages' faults as well as the copy. The header, which holds the length and checksum,
+    /// is written last over zeros: a journal cut short has no valid header. With `sync`,
+    /// fsyncs the file. The file's bytes are ``encode(_:)``'s.
+    static func write(_ batch: WriteBatch, to path: String, sync: Bool) throws {
+        try FileIO.withNewFile(at: path, sync: sync) { file in
+            var piece = [UInt8](repeating: 0, count: headerSize)
+            piece.reserveCapacity(pieceSize + (64 << 10))
+            var payloadStart = headerSize
+            var length = 0
+            var crc: UInt32 = 0
+            let flush = { (piece: inout [UInt8]) throws in
+                try piece.withUnsafeBytes { bytes in
+                    let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart...])
+                    crc = Checksum.update(crc, with: payload)
+                    length += payload.count
+                    try file.append(bytes)
                 }
+                payloadStart = 0
+                piece.removeAll(keepingCapacity: true)
+            }
+            try appendPayload(of: batch, to: &piece, pieceSize: pieceSize, flush: flush)
+            try flush(&piece)
+            try header(payloadLength: length, crc: crc).withUnsafeBytes { try file.write($0, at: 0) }
+        }
+    }
+
+    /// How many bytes ``write(_:to:sync:)`` gathers before each write.
+    private static let pieceSize = 1 << 20
+
+    /// The header of a journal whose payload has `payloadLength` bytes and checksum `crc`.
+    private static func header(payloadLength: Int, crc: UInt32) -> [UInt8] {
+        var header = magic
+        header.appendLittleEndian(UInt64(payloadLength))
+        header.appendLittleEndian(crc)
+        return header
+    }
+
+    /// Appends the payload of `batch`'s journal to `bytes`, calling `flush` (which empties
+    /// them) whenever they reach `pieceSize`.
+    private static func appendPayload(of batch: WriteBatch, to bytes: inout [UInt8], pieceSize: Int,
+                                      flush: (inout [UInt8]) throws -> Void) rethrows {
+        for table in batch.tables {
+            bytes.appendVarInt(UInt64(table.utf8.count))
+            bytes.append(contentsOf: table.utf8)
+            bytes.appendVarInt(UInt64(batch.operationCount(in: table)))
+            try batch.forEachOperation(in: table) { kind, key, value in
+                // An insert replays as a put: both are idempotent.
+                bytes.append(kind == .delete ? deleteKind : putKind)
+                bytes.appendVarInt(UInt64(key.count))
+                bytes.appendBytes(key)
+                if kind != .delete {
+                    bytes.appendVarInt(UInt64(value.count))
+                    bytes.appendBytes(value)
+                }
+                if bytes.count >= pieceSize { try flush(&bytes) }
             }
         }
-        var file = payload.bytes
-        payload = DataBuffer()   // `file` is now the buffer's only owner: no copy on write
-        let crc = file.withUnsafeBytes { Checksum.crc32(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }
-        file.replaceLittleEndian(UInt64(file.count - headerSize), at: magic.count)
-        file.replaceLittleEndian(crc, at: magic.count + 8)
-        return file
     }
 
     /// The batch in a journal file, or nil when the file is torn or damaged.

@@ -7,20 +7,43 @@ import Glibc
 internal enum FileIO {
     /// Replaces the file at `path` with `bytes`; with `sync`, fsyncs the file.
     static func write(_ bytes: [UInt8], to path: String, sync: Bool) throws {
+        try withNewFile(at: path, sync: sync) { file in try bytes.withUnsafeBytes { try file.append($0) } }
+    }
+
+    /// Creates (or empties) the file at `path` and calls `body` with it open for writing;
+    /// with `sync`, fsyncs the file after `body` returns.
+    static func withNewFile(at path: String, sync: Bool, _ body: (NewFile) throws -> Void) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure("create", path) }
         defer { close(fd) }
-        try bytes.withUnsafeBytes { try writeAll($0, to: fd, path: path) }
+        try body(NewFile(descriptor: fd, path: path))
         if sync, fsync(fd) != 0 { throw failure("fsync", path) }
     }
 
-    /// Writes every byte of `bytes` to `fd` (the file at `path`), retrying short and
-    /// interrupted writes.
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) throws {
+    /// A file ``withNewFile(at:sync:_:)`` opened, written in pieces.
+    struct NewFile {
+        fileprivate let descriptor: Int32
+        let path: String
+
+        /// Appends every byte of `bytes` at the end of what was written.
+        func append(_ bytes: UnsafeRawBufferPointer) throws {
+            try writeAll(bytes, to: descriptor, path: path)
+        }
+
+        /// Writes every byte of `bytes` at `offset`, over what is there.
+        func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
+            try writeAll(bytes, to: descriptor, path: path, at: offset)
+        }
+    }
+
+    /// Writes every byte of `bytes` to `fd` (the file at `path`), at its offset or at
+    /// `offset`, retrying short and interrupted writes.
+    fileprivate static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String, at offset: Int? = nil) throws {
         guard let base = bytes.baseAddress else { return }
         var written = 0
         while written < bytes.count {
-            let result = Glibc.write(fd, base + written, bytes.count - written)
+            let result = offset.map { pwrite(fd, base + written, bytes.count - written, off_t($0 + written)) }
+                ?? Glibc.write(fd, base + written, bytes.count - written)
             if result < 0 {
                 if errno == EINTR { continue }
                 throw failure("write", path)
@@ -120,7 +143,7 @@ internal enum FileIO {
         if fsync(fd) != 0 { throw failure("fsync directory", path) }
     }
 
-    private static func failure(_ operation: String, _ path: String) -> BackendError {
+    fileprivate static func failure(_ operation: String, _ path: String) -> BackendError {
         .ioFailure(path: path, operation: operation, reason: String(cString: strerror(errno)))
     }
 }

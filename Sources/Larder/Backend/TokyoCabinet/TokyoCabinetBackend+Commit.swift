@@ -26,7 +26,7 @@ extension TokyoCabinetBackend {
         try createMissingFiles(of: batch)
         do {
             try injectFault("write journal", journalPath)
-            try FileIO.write(CommitJournal.encode(batch), to: journalPath, sync: sync)
+            try CommitJournal.write(batch, to: journalPath, sync: sync)
             if sync {
                 try injectFault("sync directory", path)
                 try FileIO.syncDirectory(path)
