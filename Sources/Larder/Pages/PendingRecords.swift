@@ -24,6 +24,17 @@ package struct PendingRecords {
     private var bytes: [UInt8] = []
     private var changes: [Change] = []
     private var isSorted = true
+    /// How many records the save is expected to seal (``expect(records:)``), until the first.
+    private var expectedRecords = 0
+
+    /// Reserves room for `count` records, so that a large save grows its arrays once instead
+    /// of doubling them (and faulting in their pages again) twenty times: the changes now,
+    /// the bytes at the first record, from its size. A hint: more or fewer may follow.
+    package mutating func expect(records count: Int) {
+        guard changes.isEmpty, count > 1 else { return }
+        changes.reserveCapacity(count)
+        expectedRecords = count
+    }
 
     /// True when nothing is pending.
     package var isEmpty: Bool { changes.isEmpty }
@@ -32,6 +43,12 @@ package struct PendingRecords {
     /// whole, checksummed in an unsealed one) as the record of `rowID`.
     mutating func seal(rowID: UInt64, version: UInt8, content: [UInt8], for sealing: PageSealing) throws(RecordEnvelope.Failure) {
         let keyStart = bytes.count
+        if expectedRecords > 0 {
+            // A quarter more than the first record's size (up to a kilobyte) for each: longer
+            // ones do not regrow the bytes, and pages never written do not count.
+            bytes.reserveCapacity(expectedRecords * (RowIDKey.size + 16 + min(content.count, 1024)) * 5 / 4)
+            expectedRecords = 0
+        }
         RowIDKey.append(rowID, to: &bytes)
         do {
             try sealing.appendEnvelope(version: version, content: content, to: &bytes, keyStart: keyStart)

@@ -53,6 +53,8 @@ internal final class ClassEntry {
     @exclusivity(unchecked) var pendingInsertCount = 0
     /// Saved objects of this class deleted and not saved yet.
     @exclusivity(unchecked) var pendingDeleteCount = 0
+    /// Saved objects of this class marked updated and not saved yet.
+    @exclusivity(unchecked) var pendingUpdateCount = 0
 
     init(type: StoredObject.Type, name: String, record: ClassRecord) {
         self.type = type

@@ -157,6 +157,9 @@ extension Store {
         do {
             var buffer = DataBuffer()
             buffer.encodingContext = context
+            for entry in entriesByType.values where entry.pendingInsertCount + entry.pendingUpdateCount > 0 {
+                entry.pendingRecords.expect(records: entry.pendingInsertCount + entry.pendingUpdateCount)
+            }
             // Updates first: the new objects they reference are appended to the inserts.
             for object in updatedObjects where object.pendingChange == .updated {
                 try encode(object, using: &buffer)
@@ -221,6 +224,7 @@ extension Store {
         for entry in entriesByType.values {
             entry.pendingInsertCount = 0
             entry.pendingDeleteCount = 0
+            entry.pendingUpdateCount = 0
         }
         insertedObjects.removeAll()
         updatedObjects.removeAll()
@@ -251,6 +255,7 @@ extension Store {
 
     private func beginUpdate(of object: StoredObject) {
         object.pendingChange = .updated
+        object.entry?.pendingUpdateCount += 1
         pendingObjectCount += 1
         updatedObjects.append(object)
     }
@@ -365,6 +370,7 @@ extension Store {
         for entry in entriesByType.values {
             entry.pendingInsertCount = 0
             entry.pendingDeleteCount = 0
+            entry.pendingUpdateCount = 0
         }
         for object in insertedObjects + updatedObjects
         where object.pendingChange == .inserted || object.pendingChange == .updated {
