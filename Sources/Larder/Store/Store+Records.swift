@@ -37,11 +37,18 @@ extension Store {
                 }
             }
         }
+        let bounds: Range<Int>?
+        do {
+            bounds = entry.pageCache.bytes.isEmpty ? nil : try entry.pageCache.envelopeBounds(of: rowID)
+        } catch {
+            throw StoreError.corruptRecord(class: entry.name, rowID: rowID)
+        }
         entry.pageCache.isInUse = true
         defer { entry.pageCache.isInUse = false }
         let envelopeCipher = entry.pageCache.envelopeCipher
         return try entry.pageCache.bytes.withUnsafeBytes { page in
-            try Self.withRecord(of: rowID, in: page.isEmpty ? nil : page, entry: entry, envelopeCipher: envelopeCipher, body)
+            let envelope = bounds.map { UnsafeRawBufferPointer(rebasing: page[$0]) }
+            return try withUnsafeBytes(of: rowID.bigEndian) { key in try body(envelope, key, envelopeCipher) }
         }
     }
 
