@@ -45,23 +45,25 @@ enum MappedRecordLookup {
     /// (see ``value(forKey:in:)``). A window of keys at a time, the memory their lookups read
     /// first is asked for before they are made, so that the cache misses of many lookups
     /// overlap rather than come one after another.
-    static func values(forKeys keys: [[UInt8]], in handle: UnsafeMutablePointer<TCHDB>,
+    static func values(forKeys keys: PackedKeys, in handle: UnsafeMutablePointer<TCHDB>,
                        into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) -> Bool {
         guard values.count >= keys.count, let file = mappedFile(of: handle, whole: false) else { return false }
         // Each key's hashes are computed once, for its prefetch and its lookup.
-        return withUnsafeTemporaryAllocation(of: (bucket: UInt64, secondHash: UInt8).self, capacity: prefetchWindow) { hashes in
-            for window in stride(from: keys.startIndex, to: keys.endIndex, by: prefetchWindow) {
-                let windowKeys = keys[window ..< min(window + prefetchWindow, keys.endIndex)]
-                for (slot, key) in zip(hashes.indices, windowKeys) {
-                    hashes[slot] = key.withUnsafeBytes { MappedRecordLookup.hashes(of: $0, bucketCount: file.bucketCount) }
+        return keys.withUnsafeKeys { keys in
+            withUnsafeTemporaryAllocation(of: (bucket: UInt64, secondHash: UInt8).self, capacity: prefetchWindow) { hashes in
+                for window in stride(from: 0, to: keys.count, by: prefetchWindow) {
+                    let windowCount = min(prefetchWindow, keys.count - window)
+                    for slot in 0 ..< windowCount {
+                        hashes[slot] = MappedRecordLookup.hashes(of: keys[window + slot], bucketCount: file.bucketCount)
+                    }
+                    file.prefetch(buckets: UnsafeBufferPointer(rebasing: hashes[..<windowCount]))
+                    for slot in 0 ..< windowCount {
+                        guard let value = file.value(forKey: keys[window + slot], hashes: hashes[slot]) else { return false }
+                        values[window + slot] = value
+                    }
                 }
-                file.prefetch(buckets: UnsafeBufferPointer(rebasing: hashes[..<windowKeys.count]))
-                for (slot, position) in zip(hashes.indices, windowKeys.indices) {
-                    guard let value = keys[position].withUnsafeBytes({ file.value(forKey: $0, hashes: hashes[slot]) }) else { return false }
-                    values[position] = value
-                }
+                return true
             }
-            return true
         }
     }
 
