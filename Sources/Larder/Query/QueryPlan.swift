@@ -69,16 +69,17 @@ internal struct QueryPlan {
             used.append(condition)
             fixed += 1
         }
-        // Then a range on the next key.
-        var range: (condition: QueryCondition, keyRanges: [Range])?
+        // Then a range on the next key (the condition's position among the conjuncts).
+        var range: (position: Int, keyRanges: [Range])?
         if fixed < terms.count,
-           let condition = query.conjuncts.first(where: { $0.term == terms[fixed] && !$0.isEquality && $0.hasKeyRanges }),
-           let keyRanges = condition.keyRanges {
-            range = (condition, keyRanges)
+           let position = query.conjuncts.firstIndex(where: { $0.term == terms[fixed] && !$0.isEquality && $0.hasKeyRanges }),
+           let keyRanges = query.conjuncts[position].keyRanges {
+            range = (position, keyRanges)
         }
         // The order: walked in index order when the first sort key is the next key after a
         // single prefix of equalities (or any key a range was put on).
-        let walksInOrder = query.order.first.map { prefixes.count == 1 && fixed < terms.count && $0.term == terms[fixed] } ?? false
+        var walksInOrder = false
+        if let first = query.order.first, prefixes.count == 1, fixed < terms.count { walksInOrder = first.term == terms[fixed] }
         // Scored before any range is made: most indexes of a class do not apply.
         var score = fixed * 4 + (range == nil ? 0 : 2)
         if walksInOrder, query.limit != nil { score += 1 }
@@ -86,7 +87,7 @@ internal struct QueryPlan {
         let ranges: [Range]
         if let range {
             ranges = prefixes.flatMap { prefix in range.keyRanges.map { (prefix + $0.start, prefix + $0.end) } }
-            used.append(range.condition)
+            used.append(query.conjuncts[range.position])
         } else {
             // Every entry of each prefix.
             ranges = prefixes.map { ($0, IndexKeyBytes.through($0)) }
