@@ -156,6 +156,38 @@ import Testing
         }
     }
 
+    /// Entries are put together in a kilobyte on the stack, moved to the heap when one is
+    /// longer: runs whose key, or an entry after it, is longer read back whole, from their
+    /// start and from each entry.
+    @Test(arguments: [true, false])
+    func entriesLongerThanAKilobyteReadBackWhole(restartPoints: Bool) throws {
+        func entry(_ number: Int, length: Int) -> [UInt8] {
+            Array(String(format: "%03d", number).utf8) + Array(repeating: UInt8(0x61 + number % 26), count: length)
+        }
+        let layouts: [[Int]] = [
+            [2_000, 10, 10, 1_500, 10],                     // the key is long
+            [10, 10, 1_200, 3_000, 10, 10],                 // later entries, each longer
+            (0 ..< 40).map { $0 == 33 ? 1_100 : 20 },       // past the restart points
+        ]
+        for lengths in layouts {
+            let entries = lengths.enumerated().map { entry($0.offset, length: $0.element) }
+            let run = runs(entries, budget: 1 << 20, restartPoints: restartPoints)[0]
+            for start in [nil] + entries.map(Optional.some) {
+                var read: [[UInt8]] = []
+                _ = try run.key.withUnsafeBytes { key in
+                    try run.value.withUnsafeBytes { value in
+                        try IndexRun.forEachEntry(key: key, value: value, from: start) { entry in
+                            read.append(Array(entry))
+                            return true
+                        }
+                    }
+                }
+                let expected = start.map { start in entries.filter { !ByteOrder.less($0, start) } } ?? entries
+                #expect(read == expected, "lengths \(lengths), start \(start?.count ?? 0) bytes")
+            }
+        }
+    }
+
     @Test func indexesSpreadOverManyRunsAgreeWithTheDocumentsThroughRandomWrites() throws {
         let temporary = try TemporaryStore()
         var c = try temporary.store.collection("things")

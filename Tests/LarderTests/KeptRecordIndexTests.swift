@@ -53,11 +53,11 @@ import LarderTestSupport
             }
             // Many keys at once, in order; one key it lacks fails the whole batch.
             try withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: shortKeys.count + 1) { values in
-                #expect(index.values(forKeys: shortKeys, into: values))
+                #expect(index.values(forKeys: PackedKeys(shortKeys), into: values))
                 #expect(values.prefix(shortKeys.count).map(Array.init) == shortKeys.map { model[$0] ?? [] })
                 let long = try #require(entries.first { $0.0.count > KeptRecordIndex.maximumKeySize }?.0)
-                #expect(!index.values(forKeys: shortKeys.prefix(5) + [long], into: values))
-                #expect(!index.values(forKeys: [[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]], into: values))
+                #expect(!index.values(forKeys: PackedKeys(shortKeys.prefix(5) + [long]), into: values))
+                #expect(!index.values(forKeys: PackedKeys([[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]]), into: values))
             }
         }
     }

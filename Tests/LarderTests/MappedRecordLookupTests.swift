@@ -178,7 +178,7 @@ import LarderTestSupport
             let stored = copiedRecords.map(\.0) + [Array("never stored".utf8)]
             for key in stored { #expect(try database.mappedValue(forKey: key).map(Array.init) == copied(key, in: database)) }
             var values = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: copiedRecords.count)
-            let inPlace = try values.withUnsafeMutableBufferPointer { try database.valuesInPlace(forKeys: copiedRecords.map(\.0), into: $0) }
+            let inPlace = try values.withUnsafeMutableBufferPointer { try database.valuesInPlace(forKeys: PackedKeys(copiedRecords.map(\.0)), into: $0) }
             #expect(inPlace)
             #expect(values.map(Array.init).elementsEqual(copiedRecords.map(\.1)), "after \(write)")
         }
@@ -291,8 +291,16 @@ import LarderTestSupport
             inPlace = values.map { String(decoding: $0, as: UTF8.self) }
         })
         #expect(inPlace == found.compactMap { $0 })
+        var packedInPlace: [String] = []
+        #expect(try backend.withValuesInPlace(forKeys: PackedKeys(present), in: "Things") { values in
+            packedInPlace = values.map { String(decoding: $0, as: UTF8.self) }
+        })
+        #expect(packedInPlace == inPlace)
         #expect(try !backend.withValuesInPlace(forKeys: present + [Array("key 99".utf8)], in: "Things") { _ in
             Issue.record("a missing key read in place")
+        })
+        #expect(try !backend.withValuesInPlace(forKeys: PackedKeys(present + [Array("key 99".utf8)]), in: "Things") { _ in
+            Issue.record("a missing packed key read in place")
         })
         #expect(try !backend.withValuesInPlace(forKeys: [[7, 1]], in: "t.idx") { _ in Issue.record("a B+tree read in place") })
         try backend.close()

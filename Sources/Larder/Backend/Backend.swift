@@ -42,6 +42,13 @@ public protocol Backend: AnyObject {
         _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void
     ) throws -> Bool
 
+    /// `withValuesInPlace(forKeys:in:_:)` for keys packed in one buffer, which
+    /// a query of many pages makes without an array per key. (The default unpacks them.)
+    func withValuesInPlace(
+        forKeys keys: PackedKeys, in table: String,
+        _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void
+    ) throws -> Bool
+
     /// Calls `body` once with every record of `table`, in storage order, all read in place,
     /// and returns true; returns false without calling it when they cannot be (the caller
     /// then uses ``forEachRecord(in:_:)``). Other threads may read the pointers while `body`
@@ -167,6 +174,18 @@ extension Backend {
         _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void
     ) throws -> Bool {
         false
+    }
+
+    /// Packed keys are read as arrays unless the backend says otherwise.
+    ///
+    /// ```swift
+    /// let inPlace = try backend.withValuesInPlace(forKeys: PackedKeys([RowIDKey.bytes(1)]), in: "Song") { print($0.count) }
+    /// ```
+    public func withValuesInPlace(
+        forKeys keys: PackedKeys, in table: String,
+        _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void
+    ) throws -> Bool {
+        try withValuesInPlace(forKeys: keys.arrays, in: table, body)
     }
 
     /// Records are not read in place unless the backend says otherwise.

@@ -91,10 +91,17 @@ package enum IndexRun {
     package static func forEachEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from start: [UInt8]? = nil,
                                      _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
         var reader = try Reader(key: key, value: value)
-        // An entry is at most the key and every suffix after it: the value's size.
-        return try withUnsafeTemporaryAllocation(byteCount: key.count + value.count, alignment: 1) { buffer in
-            guard let entry = buffer.baseAddress else { return true }
-            if let first = key.baseAddress { entry.copyMemory(from: first, byteCount: key.count) }
+        // An entry is at most the key and every suffix after it: the value's size. That is
+        // past what a temporary allocation keeps on the stack for a run of about 4 KB, and a
+        // heap block that size cost about 3,400 instructions a run (malloc consolidating its
+        // free lists), while entries are short: they are put together on the stack, moved to
+        // the heap only should one need more room.
+        let room = key.count + value.count
+        return try withUnsafeTemporaryAllocation(byteCount: min(room, EntrySpace.stackSize), alignment: 1) { stack in
+            guard var space = EntrySpace(stack, room: room) else { return true }
+            defer { space.release() }
+            space.reserve(key.count, keeping: 0)
+            if let first = key.baseAddress { space.base.copyMemory(from: first, byteCount: key.count) }
             var length = key.count
             // Entries before `start` are skipped mostly without comparing them: while they are,
             // `matched` is how many leading bytes the entry shares with `start`. An entry that
@@ -103,7 +110,7 @@ package enum IndexRun {
             // its suffix. So skipped entries are never put together, only compared.
             var skipping = false, matched = 0
             if let start { (skipping, matched) = precedes(suffix: key, after: 0, start) }
-            if !skipping { guard try body(UnsafeRawBufferPointer(start: entry, count: length)) else { return false } }
+            if !skipping { guard try body(UnsafeRawBufferPointer(start: space.base, count: length)) else { return false } }
             var remaining = max(reader.count, 1) - 1
             if skipping, let start, let (restart, entries) = try reader.lastRestart(before: start, length: &length) {
                 // Stepping on from the last restart point before `start`: only what lies after it.
@@ -118,21 +125,68 @@ package enum IndexRun {
                     (skipping, matched) = precedes(suffix: suffix, after: shared, start)
                     if skipping { continue }
                     // The first entry at or after `start`: put together, for the ones after it.
+                    space.reserve(length, keeping: 0)
                     start.withUnsafeBytes { start in
-                        if let prefix = start.baseAddress { entry.copyMemory(from: prefix, byteCount: shared) }
+                        if let prefix = start.baseAddress { space.base.copyMemory(from: prefix, byteCount: shared) }
                     }
-                    if let bytes = suffix.baseAddress { (entry + shared).copyMemory(from: bytes, byteCount: suffix.count) }
-                    guard try body(UnsafeRawBufferPointer(start: entry, count: length)) else { return false }
+                    if let bytes = suffix.baseAddress { (space.base + shared).copyMemory(from: bytes, byteCount: suffix.count) }
+                    guard try body(UnsafeRawBufferPointer(start: space.base, count: length)) else { return false }
                     break
                 }
             }
             while remaining > 0 {
                 remaining -= 1
-                _ = try reader.next(into: entry, length: &length)
-                guard try body(UnsafeRawBufferPointer(start: entry, count: length)) else { return false }
+                let (shared, suffix) = try reader.nextSuffix(length: &length)
+                space.reserve(length, keeping: shared)
+                if let bytes = suffix.baseAddress { (space.base + shared).copyMemory(from: bytes, byteCount: suffix.count) }
+                guard try body(UnsafeRawBufferPointer(start: space.base, count: length)) else { return false }
             }
             try reader.checkEnd()
             return true
+        }
+    }
+
+    /// Where ``forEachEntry(key:value:from:_:)`` puts an entry together: a buffer on the
+    /// stack, replaced by one on the heap (room for any entry of the run) the first time an
+    /// entry is longer.
+    private struct EntrySpace {
+        /// What a temporary allocation keeps on the stack whatever the stack's size.
+        static let stackSize = 1_024
+
+        private(set) var base: UnsafeMutableRawPointer
+        private var capacity: Int
+        /// The most any entry of the run can need: the run's key and value sizes together.
+        private let room: Int
+        private var isOnHeap = false
+
+        /// The space of `stack`, for a run whose entries need at most `room` bytes; nil when
+        /// `stack` has no bytes.
+        init?(_ stack: UnsafeMutableRawBufferPointer, room: Int) {
+            guard let base = stack.baseAddress else { return nil }
+            self.base = base
+            capacity = stack.count
+            self.room = room
+        }
+
+        /// Makes room for an entry of `count` bytes, keeping the first `kept` bytes there.
+        @inline(__always)
+        mutating func reserve(_ count: Int, keeping kept: Int) {
+            if count > capacity { moveToHeap(count, keeping: kept) }
+        }
+
+        private mutating func moveToHeap(_ count: Int, keeping kept: Int) {
+            let size = max(count, room)
+            let heap = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 1)
+            heap.copyMemory(from: base, byteCount: min(kept, capacity))
+            release()
+            base = heap
+            capacity = size
+            isOnHeap = true
+        }
+
+        /// Frees the heap buffer, if any; the space is not used after.
+        func release() {
+            if isOnHeap { base.deallocate() }
         }
     }
 
@@ -236,16 +290,6 @@ package enum IndexRun {
             case .truncated: throw Damage(reason: "index run truncated")
             case .malformed: throw Damage(reason: "index run varint too long")
             }
-        }
-
-        /// Turns the `length` bytes at `entry` (the previous entry) into the next one, which
-        /// `entry` has room for (the run's key and value sizes together); returns how many
-        /// leading bytes it kept.
-        @inline(__always)
-        mutating func next(into entry: UnsafeMutableRawPointer, length: inout Int) throws(Damage) -> Int {
-            let (shared, suffix) = try nextSuffix(length: &length)
-            if let bytes = suffix.baseAddress { (entry + shared).copyMemory(from: bytes, byteCount: suffix.count) }
-            return shared
         }
 
         /// How many leading bytes the next entry shares with the previous one (`length` bytes

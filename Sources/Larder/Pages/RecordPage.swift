@@ -69,6 +69,16 @@ package enum RecordPage {
         return key
     }
 
+    /// Appends the key of page `number` to `keys` (a read of many pages: no array per key).
+    package static func appendKey(forPage number: UInt64, to keys: inout PackedKeys) {
+        // Built on the stack, then copied in.
+        withUnsafeTemporaryAllocation(byteCount: keySize, alignment: 1) { key in
+            key.storeBytes(of: keyPrefix, as: UInt8.self)
+            key.storeBigEndian(number, at: 1)
+            keys.append(UnsafeRawBufferPointer(key))
+        }
+    }
+
     /// The page number in a page key, or nil for any other key.
     package static func number(inKey key: UnsafeRawBufferPointer) -> UInt64? {
         guard key.count == keySize, key[0] == keyPrefix else { return nil }

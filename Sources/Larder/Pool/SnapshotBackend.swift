@@ -198,6 +198,11 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         try withFiles { try $0.withValuesInPlace(forKeys: keys, in: table, body) }
     }
 
+    func withValuesInPlace(forKeys keys: PackedKeys, in table: String,
+                           _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void) throws -> Bool {
+        try withFiles { try $0.withValuesInPlace(forKeys: keys, in: table, body) }
+    }
+
     func withRecordsInPlace(in table: String,
                             _ body: ([(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) throws -> Void) throws -> Bool {
         try withFiles { try $0.withRecordsInPlace(in: table, body) }

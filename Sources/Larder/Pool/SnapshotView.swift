@@ -36,6 +36,11 @@ internal final class SnapshotView: Backend {
 
     func withValuesInPlace(forKeys keys: [[UInt8]], in table: String,
                            _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void) throws -> Bool {
+        try withValuesInPlace(forKeys: PackedKeys(keys), in: table, body)
+    }
+
+    func withValuesInPlace(forKeys keys: PackedKeys, in table: String,
+                           _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void) throws -> Bool {
         try shared.withFiles { files in
             guard shared.overlay(of: table, at: generation).isEmpty else { return false }
             return try files.withValuesInPlace(forKeys: keys, in: table, body)

@@ -69,31 +69,37 @@ internal struct QueryPlan {
             used.append(condition)
             fixed += 1
         }
-        // Then a range on the next key, or every entry of each prefix.
-        let ranges: [Range]
-        var hasRange = false
+        // Then a range on the next key (the condition's position among the conjuncts).
+        var range: (position: Int, keyRanges: [Range])?
         if fixed < terms.count,
-           let condition = query.conjuncts.first(where: { $0.term == terms[fixed] && !$0.isEquality && $0.hasKeyRanges }),
-           let keyRanges = condition.keyRanges {
-            ranges = prefixes.flatMap { prefix in keyRanges.map { (prefix + $0.start, prefix + $0.end) } }
-            used.append(condition)
-            hasRange = true
-        } else {
-            ranges = prefixes.map { ($0, IndexKeyBytes.through($0)) }
+           let position = query.conjuncts.firstIndex(where: { $0.term == terms[fixed] && !$0.isEquality && $0.hasKeyRanges }),
+           let keyRanges = query.conjuncts[position].keyRanges {
+            range = (position, keyRanges)
         }
         // The order: walked in index order when the first sort key is the next key after a
         // single prefix of equalities (or any key a range was put on).
+        var walksInOrder = false
+        if let first = query.order.first, prefixes.count == 1, fixed < terms.count { walksInOrder = first.term == terms[fixed] }
+        // Scored before any range is made: most indexes of a class do not apply.
+        var score = fixed * 4 + (range == nil ? 0 : 2)
+        if walksInOrder, query.limit != nil { score += 1 }
+        guard score > 0 else { return nil }
+        let ranges: [Range]
+        if let range {
+            ranges = prefixes.flatMap { prefix in range.keyRanges.map { (prefix + $0.start, prefix + $0.end) } }
+            used.append(query.conjuncts[range.position])
+        } else {
+            // Every entry of each prefix.
+            ranges = prefixes.map { ($0, IndexKeyBytes.through($0)) }
+        }
         var orderedPrefix: [UInt8]?
         var walkIsOrder = false
-        if let first = query.order.first, prefixes.count == 1, fixed < terms.count, first.term == terms[fixed] {
+        if walksInOrder {
             orderedPrefix = prefixes[0]
             let following = terms[fixed...]
             walkIsOrder = query.order.count == following.count
                 && zip(query.order, following).allSatisfy { order, term in !order.isDescending && order.term == term }
         }
-        var score = fixed * 4 + (hasRange ? 2 : 0)
-        if orderedPrefix != nil, query.limit != nil { score += 1 }
-        guard score > 0 else { return nil }
         var plan = QueryPlan()
         plan.ranges = ranges.count > 1 ? ranges.sorted { ByteOrder.less($0.start, $1.start) } : ranges
         plan.usedConditions = used

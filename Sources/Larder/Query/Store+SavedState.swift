@@ -108,12 +108,15 @@ extension Store {
         // that nested functions capture: those are checked for exclusive access at run time,
         // on every access.)
         while start < rowIDs.count, goesOn {
-            var keys: [[UInt8]] = []
-            var ends: [Int] = []
-            keys.reserveCapacity(min(Self.pagesPerBatch, rowIDs.count - start))
-            ends.reserveCapacity(keys.capacity)
+            // The keys of the pages needed, packed in one buffer; and for each page, where its
+            // rowIDs end in `rowIDs` and whether it is read.
+            var wanted = PackedKeys()
+            var ends: [(end: Int, isRead: Bool)] = []
+            let batchSize = min(Self.pagesPerBatch, rowIDs.count - start)
+            wanted.reserveCapacity(batchSize, bytes: batchSize * RecordPage.keySize)
+            ends.reserveCapacity(batchSize)
             var end = start
-            while end < rowIDs.count, keys.count < Self.pagesPerBatch {
+            while end < rowIDs.count, ends.count < Self.pagesPerBatch {
                 let number = RecordPage.number(of: rowIDs[end])
                 var last = end + 1
                 while last < rowIDs.count, RecordPage.number(of: rowIDs[last]) == number { last += 1 }
@@ -122,16 +125,14 @@ extension Store {
                     guard let live = entry.liveObject(rowID) else { return true }
                     return live.pendingChange == .updated || (live.pendingChange == .none && !live.hasContent)
                 }
-                keys.append(needsPage ? RecordPage.key(forPage: number) : [])
-                ends.append(last)
+                if needsPage { RecordPage.appendKey(forPage: number, to: &wanted) }
+                ends.append((last, needsPage))
                 end = last
             }
-            // Usually every page is needed: the keys as they are, no copy.
-            let wanted = keys.contains { $0.isEmpty } ? keys.filter { !$0.isEmpty } : keys
             let inPlace = try backend.withValuesInPlace(forKeys: wanted, in: entry.name) { found in
-                var pages: [UnsafeRawBufferPointer?] = Array(repeating: nil, count: keys.count)
+                var pages: [UnsafeRawBufferPointer?] = Array(repeating: nil, count: ends.count)
                 var next = 0
-                for position in keys.indices where !keys[position].isEmpty {
+                for position in ends.indices where ends[position].isRead {
                     pages[position] = found[next]
                     next += 1
                 }
@@ -143,33 +144,33 @@ extension Store {
                 }
                 for position in 0 ..< Self.pagesAhead { prefetch(position) }
                 var pageStart = start
-                for position in keys.indices {
+                for position in ends.indices {
                     prefetch(position + Self.pagesAhead)
-                    goesOn = try forEachSavedState(of: rowIDs[pageStart ..< ends[position]], in: pages[position], entry: entry,
+                    goesOn = try forEachSavedState(of: rowIDs[pageStart ..< ends[position].end], in: pages[position], entry: entry,
                                                    opened: &opened, body)
                     guard goesOn else { return }
-                    pageStart = ends[position]
+                    pageStart = ends[position].end
                 }
             }
             if !inPlace {
                 var copies: [[UInt8]?] = Array(repeating: nil, count: wanted.count)
-                try backend.readValues(forKeys: wanted, in: entry.name) { position, page in copies[position] = page.map(Array.init) }
+                try backend.readValues(forKeys: wanted.arrays, in: entry.name) { position, page in copies[position] = page.map(Array.init) }
                 var next = 0
                 var pageStart = start
-                for position in keys.indices {
+                for position in ends.indices {
                     var copy: [UInt8]?
-                    if !keys[position].isEmpty {
+                    if ends[position].isRead {
                         copy = copies[next]
                         next += 1
                     }
-                    let rowIDsOfPage = rowIDs[pageStart ..< ends[position]]
+                    let rowIDsOfPage = rowIDs[pageStart ..< ends[position].end]
                     if let copy {
                         goesOn = try copy.withUnsafeBytes { try forEachSavedState(of: rowIDsOfPage, in: $0, entry: entry, opened: &opened, body) }
                     } else {
                         goesOn = try forEachSavedState(of: rowIDsOfPage, in: nil, entry: entry, opened: &opened, body)
                     }
                     guard goesOn else { return }
-                    pageStart = ends[position]
+                    pageStart = ends[position].end
                 }
             }
             start = end

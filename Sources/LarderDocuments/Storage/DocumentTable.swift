@@ -183,16 +183,16 @@ struct DocumentTable {
     /// without directory is walked up to the record); more are picked out in one walk of the
     /// whole page.
     private func readPages(of rowIDs: ArraySlice<Int64>, into batch: inout CopiedRecords) throws {
-        // Each page's key, and where its rowIDs end in `rowIDs`; then every page read in one
-        // call. (Arrays of types the module uses anyway: a first find sets up no new ones.)
-        var keys: [[UInt8]] = []
+        // Each page's key (packed in one buffer), and where its rowIDs end in `rowIDs`; then
+        // every page read in one call.
+        var keys = PackedKeys()
         var ends: [Int] = []
         var start = rowIDs.startIndex
         while start < rowIDs.endIndex {
             let number = layout.number(of: UInt64(rowIDs[start]))
             var end = start + 1
             while end < rowIDs.endIndex, layout.number(of: UInt64(rowIDs[end])) == number { end += 1 }
-            keys.append(RecordPage.key(forPage: number))
+            RecordPage.appendKey(forPage: number, to: &keys)
             ends.append(end)
             start = end
         }
@@ -205,7 +205,7 @@ struct DocumentTable {
             }
         }
         if inPlace { return }
-        try backend.readValues(forKeys: keys, in: name) { position, page in
+        try backend.readValues(forKeys: keys.arrays, in: name) { position, page in
             guard let page else { return }
             try pick(rowIDs[(position == 0 ? rowIDs.startIndex : ends[position - 1]) ..< ends[position]], from: page, into: &batch)
         }

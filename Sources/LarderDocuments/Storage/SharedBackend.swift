@@ -50,6 +50,11 @@ final class SharedBackend: IndexTableStorage, @unchecked Sendable {
         try locked { try backend.withValuesInPlace(forKeys: keys, in: table, body) }
     }
 
+    func withValuesInPlace(forKeys keys: PackedKeys, in table: String,
+                           _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void) throws -> Bool {
+        try locked { try backend.withValuesInPlace(forKeys: keys, in: table, body) }
+    }
+
     func withRecordsInPlace(in table: String,
                             _ body: ([(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) throws -> Void) throws -> Bool {
         try locked { try backend.withRecordsInPlace(in: table, body) }

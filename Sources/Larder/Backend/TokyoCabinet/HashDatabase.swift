@@ -92,7 +92,7 @@ internal final class HashDatabase {
     /// Puts into `values` the values under `keys`, in order, in the file's mapped memory,
     /// valid until the next write to the file; false when one of them is not found there
     /// (MappedRecordLookup).
-    func valuesInPlace(forKeys keys: [[UInt8]], into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) throws -> Bool {
+    func valuesInPlace(forKeys keys: PackedKeys, into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) throws -> Bool {
         let handle = try openHandle()
         if let keptIndex, keptIndex.values(forKeys: keys, into: values) { return true }
         return MappedRecordLookup.values(forKeys: keys, in: handle, into: values)

@@ -70,20 +70,23 @@ final class KeptRecordIndex {
     /// ```swift
     /// let found = index.values(forKeys: keys, into: values)
     /// ```
-    func values(forKeys keys: [[UInt8]], into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) -> Bool {
-        guard values.count >= keys.count, keys.allSatisfy({ $0.count <= Self.maximumKeySize }) else { return false }
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { positions in
-            for (index, key) in keys.enumerated() {
-                positions[index] = key.withUnsafeBytes { slot(of: Self.words(of: $0)) }
-                CacheLinePrefetch.request(slots + positions[index])
+    func values(forKeys keys: PackedKeys, into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) -> Bool {
+        keys.withUnsafeKeys { keys in
+            guard values.count >= keys.count else { return false }
+            for index in 0 ..< keys.count where keys[index].count > Self.maximumKeySize { return false }
+            return withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { positions in
+                for index in 0 ..< keys.count {
+                    positions[index] = slot(of: Self.words(of: keys[index]))
+                    CacheLinePrefetch.request(slots + positions[index])
+                }
+                for index in 0 ..< keys.count {
+                    let key = keys[index]
+                    guard let found = value(words: Self.words(of: key), count: key.count, from: positions[index]) else { return false }
+                    values[index] = found
+                    if let start = found.baseAddress { CacheLinePrefetch.request(start) }
+                }
+                return true
             }
-            for (index, key) in keys.enumerated() {
-                let found = key.withUnsafeBytes { value(words: Self.words(of: $0), count: $0.count, from: positions[index]) }
-                guard let found else { return false }
-                values[index] = found
-                if let start = found.baseAddress { CacheLinePrefetch.request(start) }
-            }
-            return true
         }
     }
 

@@ -45,23 +45,25 @@ enum MappedRecordLookup {
     /// (see ``value(forKey:in:)``). A window of keys at a time, the memory their lookups read
     /// first is asked for before they are made, so that the cache misses of many lookups
     /// overlap rather than come one after another.
-    static func values(forKeys keys: [[UInt8]], in handle: UnsafeMutablePointer<TCHDB>,
+    static func values(forKeys keys: PackedKeys, in handle: UnsafeMutablePointer<TCHDB>,
                        into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) -> Bool {
         guard values.count >= keys.count, let file = mappedFile(of: handle, whole: false) else { return false }
         // Each key's hashes are computed once, for its prefetch and its lookup.
-        return withUnsafeTemporaryAllocation(of: (bucket: UInt64, secondHash: UInt8).self, capacity: prefetchWindow) { hashes in
-            for window in stride(from: keys.startIndex, to: keys.endIndex, by: prefetchWindow) {
-                let windowKeys = keys[window ..< min(window + prefetchWindow, keys.endIndex)]
-                for (slot, key) in zip(hashes.indices, windowKeys) {
-                    hashes[slot] = key.withUnsafeBytes { MappedRecordLookup.hashes(of: $0, bucketCount: file.bucketCount) }
+        return keys.withUnsafeKeys { keys in
+            withUnsafeTemporaryAllocation(of: (bucket: UInt64, secondHash: UInt8).self, capacity: prefetchWindow) { hashes in
+                for window in stride(from: 0, to: keys.count, by: prefetchWindow) {
+                    let windowCount = min(prefetchWindow, keys.count - window)
+                    for slot in 0 ..< windowCount {
+                        hashes[slot] = MappedRecordLookup.hashes(of: keys[window + slot], bucketCount: file.bucketCount)
+                    }
+                    file.prefetch(buckets: UnsafeBufferPointer(rebasing: hashes[..<windowCount]))
+                    for slot in 0 ..< windowCount {
+                        guard let value = file.value(forKey: keys[window + slot], hashes: hashes[slot]) else { return false }
+                        values[window + slot] = value
+                    }
                 }
-                file.prefetch(buckets: UnsafeBufferPointer(rebasing: hashes[..<windowKeys.count]))
-                for (slot, position) in zip(hashes.indices, windowKeys.indices) {
-                    guard let value = keys[position].withUnsafeBytes({ file.value(forKey: $0, hashes: hashes[slot]) }) else { return false }
-                    values[position] = value
-                }
+                return true
             }
-            return true
         }
     }
 
@@ -180,11 +182,17 @@ enum MappedRecordLookup {
             let (bucket, secondHash) = hashes
             var offset = link(at: MappedRecordLookup.bucketsOffset + Int(bucket) * linkSize)
             for _ in 0 ..< MappedRecordLookup.maximumSteps {
-                guard offset > 0, let record = record(at: offset) else { return nil }
+                // Most records on the way differ by their second hash: their header says where
+                // to go on, their sizes are not parsed. (Page keys that differ only in their
+                // last bytes share few buckets: a lookup passes about three records.)
+                guard offset > 0, let hashHere = secondHashOfRecord(at: offset) else { return nil }
+                if secondHash != hashHere {
+                    offset = link(at: offset + 2 + (secondHash > hashHere ? 0 : linkSize))
+                    continue
+                }
+                guard let record = record(at: offset) else { return nil }
                 let order: Int
-                if secondHash != record.secondHash {
-                    order = secondHash > record.secondHash ? 1 : -1
-                } else if key.count != record.key.count {
+                if key.count != record.key.count {
                     order = key.count > record.key.count ? 1 : -1
                 } else {
                     let compared = MappedRecordLookup.compare(key, record.key)
@@ -217,11 +225,8 @@ enum MappedRecordLookup {
         /// The parsed record at `offset`, or nil when it is not a record in use lying wholly
         /// inside the readable bytes.
         func record(at offset: Int) -> Record? {
-            var position = offset
-            guard offset < end, end - offset >= 2 + 2 * linkSize + 2 + 2,
-                  base.load(fromByteOffset: position, as: UInt8.self) == MappedRecordLookup.recordMagic else { return nil }
-            let secondHash = base.load(fromByteOffset: position + 1, as: UInt8.self)
-            position += 2
+            guard let secondHash = secondHashOfRecord(at: offset) else { return nil }
+            var position = offset + 2
             let left = link(at: position)
             let right = link(at: position + linkSize)
             position += 2 * linkSize
@@ -233,6 +238,15 @@ enum MappedRecordLookup {
                           key: UnsafeRawBufferPointer(start: base + position, count: keySize),
                           value: UnsafeRawBufferPointer(start: base + position + keySize, count: valueSize),
                           size: position + keySize + valueSize + padding - offset)
+        }
+
+        /// The second hash of the record at `offset` (its left link follows, then its right),
+        /// or nil when it is not a record in use whose header lies inside the readable bytes.
+        @inline(__always)
+        func secondHashOfRecord(at offset: Int) -> UInt8? {
+            guard offset < end, end - offset >= 2 + 2 * linkSize + 2 + 2,
+                  base.load(fromByteOffset: offset, as: UInt8.self) == MappedRecordLookup.recordMagic else { return nil }
+            return base.load(fromByteOffset: offset + 1, as: UInt8.self)
         }
 
         /// Walks the records and free blocks from `first` to the end, calling `visit` with
@@ -260,6 +274,7 @@ enum MappedRecordLookup {
 
         /// The offset a bucket or record link at `position` points to (0: none), or 0 when
         /// the link cannot be inside the file.
+        @inline(__always)
         func link(at position: Int) -> Int {
             guard position >= 0, position <= end - linkSize else { return 0 }
             let stored = isLarge ? integerOrder.value(base.loadUnaligned(fromByteOffset: position, as: UInt64.self))

@@ -164,6 +164,20 @@ public final class TokyoCabinetBackend: Backend, FaultInjectable {
         forKeys keys: [[UInt8]], in table: String,
         _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void
     ) throws -> Bool {
+        try withValuesInPlace(forKeys: PackedKeys(keys), in: table, body)
+    }
+
+    /// `withValuesInPlace(forKeys:in:_:)` for keys packed in one buffer: where the work is done.
+    ///
+    /// ```swift
+    /// let inPlace = try backend.withValuesInPlace(forKeys: PackedKeys([RowIDKey.bytes(1)]), in: "Song") { values in
+    ///     print(values[0].count)
+    /// }
+    /// ```
+    public func withValuesInPlace(
+        forKeys keys: PackedKeys, in table: String,
+        _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Void
+    ) throws -> Bool {
         guard let database = try database(for: table) as? HashDatabase else { return false }
         // A temporary buffer rather than an array: no array type to set up on a first call.
         return try withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: keys.count) { values in
