@@ -19,7 +19,8 @@ import Larder
         let lookup = try #require(JSONBinary.LookupPaths(paths))
         return try bytes.withUnsafeBytes { raw in
             let (values, found) = try JSONBinary.lookUp(lookup, inDocument: raw)
-            let lookedUp = values.indices.map { found & (1 << UInt64($0)) != 0 ? values[$0] : nil }
+            // (JSON takes a nil literal: the missing are made nil explicitly.)
+            let lookedUp: [JSON?] = values.indices.map { found & (1 << UInt64($0)) != 0 ? Optional(values[$0]) : Optional<JSON>.none }
             let document = try JSONBinary.decode(raw, addingRowID: 7)
             return (lookedUp, paths.map { $0.lookup(in: document) })
         }
@@ -89,7 +90,8 @@ import Larder
     @Test func damageIsRefused() throws {
         var bytes: [UInt8] = []
         JSONBinary.append(["a": ["b": "text"], "t": [1, 2, 3], "z": .double(2.5)], to: &bytes)
-        let lookup = try #require(JSONBinary.LookupPaths([try #require(FieldPath("a.b"))]))
+        let path = try #require(FieldPath("a.b"))
+        let lookup = try #require(JSONBinary.LookupPaths([path]))
         for length in 0 ..< bytes.count {
             #expect(throws: JSONBinary.DecodingFailure.self) {
                 try Array(bytes.prefix(length)).withUnsafeBytes { _ = try JSONBinary.lookUp(lookup, inDocument: $0) }

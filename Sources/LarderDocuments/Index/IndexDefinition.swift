@@ -34,7 +34,7 @@ struct IndexDefinition: Equatable, Sendable {
 
     /// The entries of `document`, and whether an array value was found.
     func entries(for document: JSON, rowID: Int64, defaults: JSON) -> (entries: [Entry], sawArray: Bool) {
-        entries(of: keyValues(of: document, rowID: rowID, defaults: defaults)[...], rowID: rowID)
+        entries(of: keyValues(of: document, rowID: rowID, defaults: defaults), rowID: rowID)
     }
 
     /// The values of the index's keys in `document`, in key order: what its entries encode.
@@ -53,7 +53,7 @@ struct IndexDefinition: Equatable, Sendable {
 
     /// The entries of a document of `rowID` whose key values are `values` (``keyValues(of:rowID:defaults:)``),
     /// and whether one of them is an array.
-    func entries(of values: ArraySlice<JSON>, rowID: Int64) -> (entries: [Entry], sawArray: Bool) {
+    func entries(of values: [JSON], rowID: Int64) -> (entries: [Entry], sawArray: Bool) {
         guard values.contains(where: \.isArray) else {
             // The common case, scalars only: one entry, built in one buffer.
             var key: [UInt8] = []

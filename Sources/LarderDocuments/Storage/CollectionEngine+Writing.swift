@@ -225,10 +225,10 @@ extension CollectionEngine {
                 continue
             }
             // A document has a few entries per index: arrays beat hashing byte strings.
-            let oldKeys = index.entries(of: oldValues, rowID: rowID).entries.map(\.key)
+            let oldKeys = index.entries(of: Array(oldValues), rowID: rowID).entries.map(\.key)
             var newKeys: [[UInt8]] = []
             if let newValues, let new {
-                let (entries, sawArray) = index.entries(of: newValues, rowID: rowID)
+                let (entries, sawArray) = index.entries(of: Array(newValues), rowID: rowID)
                 if sawArray && !index.isMultiValued { write.definition.indexes[position].isMultiValued = true }
                 for entry in entries {
                     if index.isUnique && !entry.hasNull {
