@@ -171,6 +171,43 @@ import LarderTestSupport
         #expect(try c.find() == changed)
     }
 
+    /// Without the cache, an update or removal reads only the stored document's key values
+    /// (JSONBinary.lookUp): entries of nested paths, array positions, defaults and a
+    /// canonically equivalent member name must be removed as the decoded document would have
+    /// them.
+    @Test(arguments: [false, true]) func updatesOfUncachedDocumentsRemoveTheirOldEntries(encrypted: Bool) throws {
+        let temporary = try TemporaryStore(encrypted: encrypted)
+        let c = try temporary.store.collection("users")
+        try c.setDefaultJSON(["address": ["country": "NOWHERE"], "level": 0])
+        for definition in ["[address.country]", "[tags.1]", "[level], [caf\u{e9}]", "[tags]", "[__rowid__], [age]"] {
+            try c.addIndex(definition)
+        }
+        var people = samplePeople(8)
+        people[0]["address"] = .null                            // the default's country
+        people[1]["cafe\u{301}"] = "decomposed"                    // found by [café]
+        people[2]["level"] = 3
+        people[3]["tags"] = ["only"]                              // no [tags.1]
+        try c.insertBatch(people)
+        try c.setCacheSize(0)
+        var changed = try c.find()
+        for position in changed.indices {
+            changed[position]["address"]["country"] = "DE"
+            changed[position]["tags"] = ["x", .string("y\(position)")]
+            changed[position]["caf\u{e9}"] = .string("c\(position)")
+            changed[position]["level"] = 1
+        }
+        try c.updateBatch(changed)
+        #expect(try c.inconsistentIndexes().isEmpty)
+        #expect(try c.count(where: "[address.country] = 'NOWHERE'") == 0)
+        #expect(try c.count(where: "[address.country] = 'DE'") == 8)
+        #expect(rowIDs(try c.find(where: "[tags.1] = 'y3'")) == [4])
+        #expect(try c.count(where: "[level] = 1 AND [caf\u{e9}] = 'c1'") == 1)
+        #expect(try c.find(where: "[caf\u{e9}] = 'decomposed'").isEmpty)
+        try c.delete(changed[5])
+        #expect(try c.inconsistentIndexes().isEmpty)
+        #expect(try c.count(where: "[tags] CONTAINS 'x'") == 7)
+    }
+
     @Test(arguments: BackendKind.withEtcd) func addingAUniqueIndexToDataThatBreaksItBuildsNothing(_ backend: BackendKind) throws {
         let temporary = try TemporaryStore(backend: backend)
         let c = try temporary.store.collection("users")

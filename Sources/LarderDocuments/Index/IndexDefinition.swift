@@ -39,7 +39,16 @@ struct IndexDefinition: Equatable, Sendable {
 
     /// The values of the index's keys in `document`, in key order: what its entries encode.
     func keyValues(of document: JSON, rowID: Int64, defaults: JSON) -> [JSON] {
-        keys.map { $0.path.value(in: document, rowID: rowID, defaults: defaults) }
+        var values: [JSON] = []
+        values.reserveCapacity(keys.count)
+        appendKeyValues(of: document, rowID: rowID, defaults: defaults, to: &values)
+        return values
+    }
+
+    /// Appends ``keyValues(of:rowID:defaults:)`` to `values` (the key values of several indexes
+    /// in one array).
+    func appendKeyValues(of document: JSON, rowID: Int64, defaults: JSON, to values: inout [JSON]) {
+        for key in keys { values.append(key.path.value(in: document, rowID: rowID, defaults: defaults)) }
     }
 
     /// The entries of a document of `rowID` whose key values are `values` (``keyValues(of:rowID:defaults:)``),

@@ -34,19 +34,36 @@ enum IndexKey {
     /// same scalars (strings byte for byte: `==` on strings also equates canonically
     /// equivalent ones, which encode differently), arrays of such. Cheaper than encoding
     /// both; false when unsure (objects, whose keys a dictionary matches canonically).
-    static func encodeAlike(_ left: [JSON], _ right: [JSON]) -> Bool {
-        left.count == right.count && zip(left, right).allSatisfy { encodeAlike($0, $1) }
+    static func encodeAlike(_ left: ArraySlice<JSON>, _ right: ArraySlice<JSON>) -> Bool {
+        guard left.count == right.count else { return false }
+        // By position, each value matched where it is (no pair of copies to switch over).
+        var rightIndex = right.startIndex
+        for leftIndex in left.indices {
+            guard encodeAlike(left[leftIndex], right[rightIndex]) else { return false }
+            rightIndex += 1
+        }
+        return true
     }
 
     private static func encodeAlike(_ left: JSON, _ right: JSON) -> Bool {
-        switch (left, right) {
-        case (.null, .null): true
-        case let (.bool(left), .bool(right)): left == right
-        case let (.int(left), .int(right)): left == right
-        case let (.double(left), .double(right)): left.bitPattern == right.bitPattern
-        case let (.string(left), .string(right)): left.utf8.elementsEqual(right.utf8)
-        case let (.array(left), .array(right)): encodeAlike(left, right)
-        default: false
+        switch left {
+        case .null: if case .null = right { return true }
+        case let .bool(flag): if case let .bool(other) = right { return flag == other }
+        case let .int(number): if case let .int(other) = right { return number == other }
+        case let .double(number): if case let .double(other) = right { return number.bitPattern == other.bitPattern }
+        case let .string(text): if case let .string(other) = right { return sameUTF8(text, other) }
+        case let .array(elements): if case let .array(others) = right { return encodeAlike(elements[...], others[...]) }
+        case .object: return false
+        }
+        return false
+    }
+
+    /// Whether two strings have the same UTF-8, compared in place (a native string's is
+    /// contiguous) rather than a byte at a time through iterators.
+    private static func sameUTF8(_ left: String, _ right: String) -> Bool {
+        var left = left, right = right
+        return left.withUTF8 { left in
+            right.withUTF8 { right in ByteOrder.compare(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right)) == 0 }
         }
     }
 

@@ -89,7 +89,8 @@ enum JSONBinary {
         try bytes.withUnsafeBytes { try decode($0) }
     }
 
-    private struct Reader {
+    /// Reads encoded values (decoding here, path lookups in JSONBinary+PathLookup).
+    struct Reader {
         let bytes: UnsafeRawBufferPointer
         /// Added as `"__rowid__"` to the outermost object.
         let rowID: Int64?

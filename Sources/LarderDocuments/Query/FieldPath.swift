@@ -36,10 +36,13 @@ struct FieldPath: Hashable, Sendable, CustomStringConvertible {
 
     var description: String { "[" + components.joined(separator: ".") + "]" }
 
-    /// The value at this path in `document`, or nil when the path is missing.
-    func lookup(in document: JSON) -> JSON? {
+    /// The value at this path in `document`, or nil when the path is missing; from `level`,
+    /// the rest of the path in the value its first `level` components lead to.
+    func lookup(in document: JSON, from level: Int = 0) -> JSON? {
         var current = document
-        for component in components {
+        // By position: iterating a slice of the components cost 14% more (callgrind).
+        for position in level ..< components.count {
+            let component = components[position]
             switch current {
             case let .object(members):
                 guard let next = members[component] else { return nil }
@@ -56,7 +59,12 @@ struct FieldPath: Hashable, Sendable, CustomStringConvertible {
 
     /// The value a query sees: the document's, else the default document's, else null.
     func value(in document: JSON, rowID: Int64, defaults: JSON) -> JSON {
+        value(found: isRowID ? nil : lookup(in: document), rowID: rowID, defaults: defaults)
+    }
+
+    /// The value a query sees when the document's is `found` (``lookup(in:from:)``).
+    func value(found: JSON?, rowID: Int64, defaults: JSON) -> JSON {
         if isRowID { return .int(rowID) }
-        return lookup(in: document) ?? lookup(in: defaults) ?? .null
+        return found ?? lookup(in: defaults) ?? .null
     }
 }

@@ -22,6 +22,9 @@ extension CollectionEngine {
         var removed: [Int: Set<[UInt8]>] = [:]
         /// The documents as this write leaves them (nil: removed), for later stages of it.
         var staged: [Int64: JSON?] = [:]
+        /// The key paths of the staged definition's indexes, made when a stored document's
+        /// old key values are first read.
+        var keyPaths: IndexKeyPaths?
     }
 
     func beginWrite() -> PendingWrite {
@@ -49,19 +52,42 @@ extension CollectionEngine {
     func stageUpdate(_ document: JSON, into write: inout PendingWrite) throws {
         let rowID = try Self.rowID(of: document)
         let content = try Self.content(of: document)
-        try stage(rowID: rowID, old: try current(rowID, in: write), new: content, into: &write)
+        try stage(rowID: rowID, old: try currentKeyValues(rowID, in: &write), new: content, into: &write)
     }
 
     /// Stages the removal of document `rowID`; throws when there is none.
     func stageRemove(rowID: Int64, into write: inout PendingWrite) throws {
-        try stage(rowID: rowID, old: try current(rowID, in: write), new: nil, into: &write)
+        try stage(rowID: rowID, old: try currentKeyValues(rowID, in: &write), new: nil, into: &write)
     }
 
-    /// Document `rowID` as the write has left it so far; throws when there is none.
-    private func current(_ rowID: Int64, in write: PendingWrite) throws -> JSON {
-        let found: JSON? = if let staged = write.staged[rowID] { staged } else { try document(rowID) }
+    /// The key values of each index of the staged definition, one index after another, in
+    /// document `rowID` as the write has left it so far; throws when there is none. A stored
+    /// document that is not cached is not decoded whole: only its key values are read.
+    private func currentKeyValues(_ rowID: Int64, in write: inout PendingWrite) throws -> [JSON] {
+        let indexes = write.definition.indexes
+        let defaults = write.definition.defaults
+        let found: JSON?
+        if let staged = write.staged[rowID] {
+            found = staged
+        } else if let cached = cache.document(for: rowID) {
+            found = cached
+        } else {
+            if write.keyPaths?.fit(indexes) != true { write.keyPaths = IndexKeyPaths(indexes) }
+            if let paths = write.keyPaths,
+               let values = try documents.keyValues(of: rowID, paths: paths, indexes: indexes, defaults: defaults) {
+                return values
+            }
+            found = nil
+        }
         guard let found else { throw DocumentError.documentNotFound(collection: name, rowID: rowID) }
-        return found
+        return Self.keyValues(of: found, rowID: rowID, indexes: indexes, defaults: defaults)
+    }
+
+    /// The key values of each of `indexes`, one index after another, in `document`.
+    private static func keyValues(of document: JSON, rowID: Int64, indexes: [IndexDefinition], defaults: JSON) -> [JSON] {
+        var values: [JSON] = []
+        for index in indexes { index.appendKeyValues(of: document, rowID: rowID, defaults: defaults, to: &values) }
+        return values
     }
 
     /// Applies the staged write atomically, then adopts its definition and updates the cache.
@@ -174,8 +200,13 @@ extension CollectionEngine {
         write.indexChanges[index.id] = changes
     }
 
-    private func stage(rowID: Int64, old: JSON?, new: JSON?, into write: inout PendingWrite) throws {
+    /// Stages document `rowID`'s change from a document whose key values in the indexes of the
+    /// staged definition are `old` (one index after another; nil: a new document) to `new`
+    /// (nil: removed). `old` comes from the same indexes (currentKeyValues).
+    private func stage(rowID: Int64, old: [JSON]?, new: JSON?, into write: inout PendingWrite) throws {
         let defaults = write.definition.defaults
+        let allNewValues = old == nil ? nil : new.map { Self.keyValues(of: $0, rowID: rowID, indexes: write.definition.indexes, defaults: defaults) }
+        var start = 0
         for position in write.definition.indexes.indices {
             let index = write.definition.indexes[position]
             guard let old else {
@@ -183,8 +214,10 @@ extension CollectionEngine {
                 if let new { try stageNewEntries(of: new, rowID: rowID, index: position, into: &write) }
                 continue
             }
-            let oldValues = index.keyValues(of: old, rowID: rowID, defaults: defaults)
-            let newValues = new.map { index.keyValues(of: $0, rowID: rowID, defaults: defaults) }
+            let end = start + index.keys.count
+            defer { start = end }
+            let oldValues = old[start ..< end]
+            let newValues = allNewValues?[start ..< end]
             // Most updates leave most indexes' values as they were: then their entries are the
             // same, and nothing is encoded. (A unique index still checks them, as before.)
             if let newValues, !index.isUnique, IndexKey.encodeAlike(newValues, oldValues) {
@@ -192,10 +225,10 @@ extension CollectionEngine {
                 continue
             }
             // A document has a few entries per index: arrays beat hashing byte strings.
-            let oldKeys = index.entries(of: oldValues, rowID: rowID).entries.map(\.key)
+            let oldKeys = index.entries(of: Array(oldValues), rowID: rowID).entries.map(\.key)
             var newKeys: [[UInt8]] = []
             if let newValues, let new {
-                let (entries, sawArray) = index.entries(of: newValues, rowID: rowID)
+                let (entries, sawArray) = index.entries(of: Array(newValues), rowID: rowID)
                 if sawArray && !index.isMultiValued { write.definition.indexes[position].isMultiValued = true }
                 for entry in entries {
                     if index.isUnique && !entry.hasNull {
@@ -222,7 +255,7 @@ extension CollectionEngine {
         }
         // New rowIDs are not cached, nor can a later stage of this write name them.
         if old != nil {
-            // Only the cache needs them, and only those it holds (reading `old` put it there).
+            // Only the cache needs them, and only those it holds.
             if new == nil || cache.contains(rowID) { write.documents.append((rowID, new)) }
             write.staged[rowID] = .some(new)
         }

@@ -48,17 +48,41 @@ struct DocumentTable {
 
     /// The stored document `rowID` (with its `"__rowid__"`), or nil.
     mutating func document(_ rowID: Int64) throws -> JSON? {
-        guard rowID > 0 else { return nil }
+        try readPage(of: rowID)
+        return try withRecord(rowID) { try open($0, rowID: rowID) }
+    }
+
+    /// The key values of each of `indexes`, one index after another, in the stored document
+    /// `rowID`, read through `paths` (made for `indexes`) without decoding the document whole;
+    /// nil when there is no such document.
+    mutating func keyValues(of rowID: Int64, paths: IndexKeyPaths, indexes: [IndexDefinition], defaults: JSON) throws -> [JSON]? {
+        try readPage(of: rowID)
+        return try withRecord(rowID) { record in
+            try Self.withContent(of: record, rowID: rowID, collection: name, cipher: cipher) { content in
+                try paths.keyValues(ofStored: content, rowID: rowID, indexes: indexes, defaults: defaults)
+            }
+        }
+    }
+
+    /// Puts the page of `rowID` in the one-page cache, unless it is there.
+    private mutating func readPage(of rowID: Int64) throws {
+        guard rowID > 0 else { return }
         let number = layout.number(of: UInt64(rowID))
         if !cache.holds(number) {
             try backend.readValue(forKey: RecordPage.key(forPage: number), in: name) { bytes in
                 cache.store(bytes, as: number)
             }
         }
-        return try cache.bytes.withUnsafeBytes { page -> JSON? in
+    }
+
+    /// Calls `body` with the stored record of `rowID` in the cached page (``readPage(of:)``);
+    /// nil when there is none.
+    private func withRecord<Result>(_ rowID: Int64, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
+        guard rowID > 0, cache.holds(layout.number(of: UInt64(rowID))) else { return nil }
+        return try cache.bytes.withUnsafeBytes { page -> Result? in
             guard !page.isEmpty else { return nil }
             let record = try readingPage { try RecordPage.record(of: UInt64(rowID), in: page, layout: layout) }
-            return try record.map { try open($0, rowID: rowID) }
+            return try record.map(body)
         }
     }
 
@@ -109,10 +133,20 @@ struct DocumentTable {
     /// decoded before.
     static func open(_ record: UnsafeRawBufferPointer, rowID: Int64, collection: String, cipher: DocumentCipher?,
                      shapes: ObjectShapes? = nil) throws -> JSON {
+        try withContent(of: record, rowID: rowID, collection: collection, cipher: cipher) {
+            try JSONBinary.decode($0, addingRowID: rowID, shapes: shapes)
+        }
+    }
+
+    /// Calls `body` with the content (JSONBinary) of a stored record of `rowID` of
+    /// `collection`, checked or opened with `cipher`; damage, there or where `body` reads,
+    /// is `DocumentError.corruptDocument`.
+    private static func withContent<Result>(of record: UnsafeRawBufferPointer, rowID: Int64, collection: String,
+                                            cipher: DocumentCipher?, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
         do {
             var key = (UInt64(bitPattern: rowID)).bigEndian
             return try withUnsafeBytes(of: &key) {
-                try DocumentRecord.open(record, key: $0, addingRowID: rowID, shapes: shapes, cipher: cipher, scope: collection)
+                try DocumentRecord.withContent(record, key: $0, cipher: cipher, scope: collection, body)
             }
         } catch let failure as JSONBinary.DecodingFailure {
             throw DocumentError.corruptDocument(collection: collection, rowID: rowID, reason: failure.reason)
