@@ -46,6 +46,20 @@ import Testing
         try run.key.withUnsafeBytes { key in try run.value.withUnsafeBytes { try IndexRun.entries(key: key, value: $0) } }
     }
 
+    /// The entries of `run` that `IndexRun.forEachEntry` visits from `start` (nil: all).
+    private func entriesVisited(in run: (key: [UInt8], value: [UInt8]), from start: [UInt8]?) throws -> [[UInt8]] {
+        var read: [[UInt8]] = []
+        _ = try run.key.withUnsafeBytes { key in
+            try run.value.withUnsafeBytes { value in
+                try IndexRun.forEachEntry(key: key, value: value, from: start) { entry in
+                    read.append(Array(entry))
+                    return true
+                }
+            }
+        }
+        return read
+    }
+
     @Test(arguments: [true, false])
     func aRunRoundTripsAndSplitsByItsSize(restartPoints: Bool) throws {
         func runs(_ entries: [[UInt8]], budget: Int = IndexRun.targetSize) -> [(key: [UInt8], value: [UInt8])] {
@@ -141,15 +155,7 @@ import Testing
             var starts = (0 ..< 30).map { _ in randomKey() } + entries.prefix(5) + entries.suffix(20)
             if let last = entries.last { starts.append(last + [0x00]) }
             for start in starts {
-                var read: [[UInt8]] = []
-                _ = try run.key.withUnsafeBytes { key in
-                    try run.value.withUnsafeBytes { value in
-                        try IndexRun.forEachEntry(key: key, value: value, from: start) { entry in
-                            read.append(Array(entry))
-                            return true
-                        }
-                    }
-                }
+                let read = try entriesVisited(in: run, from: start)
                 let expected = entries.filter { !ByteOrder.less($0, start) }
                 #expect(read == expected, "round \(round), start \(start)")
             }
@@ -173,15 +179,7 @@ import Testing
             let entries = lengths.enumerated().map { entry($0.offset, length: $0.element) }
             let run = runs(entries, budget: 1 << 20, restartPoints: restartPoints)[0]
             for start in [nil] + entries.map(Optional.some) {
-                var read: [[UInt8]] = []
-                _ = try run.key.withUnsafeBytes { key in
-                    try run.value.withUnsafeBytes { value in
-                        try IndexRun.forEachEntry(key: key, value: value, from: start) { entry in
-                            read.append(Array(entry))
-                            return true
-                        }
-                    }
-                }
+                let read = try entriesVisited(in: run, from: start)
                 let expected = start.map { start in entries.filter { !ByteOrder.less($0, start) } } ?? entries
                 #expect(read == expected, "lengths \(lengths), start \(start?.count ?? 0) bytes")
             }
