@@ -12,7 +12,9 @@ internal struct CommitUndo {
 
     /// The generation the commit makes: reads of generations below it need these values.
     var generation: UInt64
-    private(set) var tables: [String: [[UInt8]: BeforeImage]] = [:]
+    /// By table, then by key (hashed as one block: a read of an older generation looks its
+    /// page up here).
+    private var tables: [String: [ByteKey: BeforeImage]] = [:]
 
     init(generation: UInt64) {
         self.generation = generation
@@ -20,7 +22,7 @@ internal struct CommitUndo {
 
     /// The value `key` held in `table` before the commit, or nil when the commit left it alone.
     func beforeImage(of key: [UInt8], in table: String) -> BeforeImage? {
-        tables[table]?[key]
+        tables[table]?[ByteKey(key)]
     }
 
     /// Whether the commit changed some key of `table`.
@@ -30,12 +32,14 @@ internal struct CommitUndo {
 
     /// The keys of `table` the commit changed, with their values before it.
     func images(in table: String) -> [[UInt8]: BeforeImage] {
-        tables[table] ?? [:]
+        guard let images = tables[table] else { return [:] }
+        return Dictionary(uniqueKeysWithValues: images.map { (Array($0.key.bytes), $0.value) })
     }
 
     /// Keeps `image` as `key`'s value before the commit, unless an earlier one is kept (a batch
     /// that writes a key twice, or a failed commit merged into the next).
     mutating func keep(_ image: BeforeImage, of key: [UInt8], in table: String) {
+        let key = ByteKey(key)
         if tables[table]?[key] != nil { return }
         tables[table, default: [:]][key] = image
     }

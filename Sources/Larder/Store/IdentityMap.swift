@@ -90,6 +90,9 @@ internal struct IdentityMap {
 
     /// Every live object, unretained, in rowID order.
     func allObjects() -> [StoredObject] {
+        // Empty: every page is nil (a page goes when its last object does), and a context of
+        // a pool, dropped at each commit, need not walk thousands of them.
+        guard count > 0 else { return [] }
         var objects: [StoredObject] = []
         objects.reserveCapacity(count)
         for case let page? in pages {
@@ -104,7 +107,9 @@ internal struct IdentityMap {
 
     /// Frees every page (the objects are not touched).
     mutating func removeAll() {
-        for case let page? in pages { page.slots.deallocate() }
+        if count > 0 {
+            for case let page? in pages { page.slots.deallocate() }
+        }
         for spare in sparePages { spare.slots.deallocate() }
         pages = []
         sparePages = []

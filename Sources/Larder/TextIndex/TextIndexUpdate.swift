@@ -178,7 +178,7 @@ internal struct TextIndexUpdate {
 
 /// Per attribute and token, the rows that gain it and the rows that lose it.
 private struct TokenDeltas {
-    var byAttribute: [String: [TokenKey: Int]] = [:]
+    var byAttribute: [String: [ByteKey: Int]] = [:]
     var added: [[UInt64]] = []
     var removed: [[UInt64]] = []
 
@@ -208,8 +208,8 @@ private struct TokenDeltas {
         }
     }
 
-    private mutating func slot(for token: ArraySlice<UInt8>, in slots: inout [TokenKey: Int]) -> Int {
-        let key = TokenKey(token)
+    private mutating func slot(for token: ArraySlice<UInt8>, in slots: inout [ByteKey: Int]) -> Int {
+        let key = ByteKey(token)
         if let slot = slots[key] { return slot }
         let slot = added.count
         slots[key] = slot

@@ -22,24 +22,24 @@ internal struct VocabularyEntry: Equatable {
 
 /// The vocabulary of one attribute of one class.
 internal final class TextVocabulary {
-    private(set) var entries: [TokenKey: VocabularyEntry] = [:]
+    private(set) var entries: [ByteKey: VocabularyEntry] = [:]
     private var tokens: [[UInt8]] = []
     private var trigrams: [UInt32: [Int32]] = [:]
     private var searchIsStale = true
 
     var isEmpty: Bool { entries.isEmpty }
 
-    func entry(for token: ArraySlice<UInt8>) -> VocabularyEntry? { entries[TokenKey(token)] }
+    func entry(for token: ArraySlice<UInt8>) -> VocabularyEntry? { entries[ByteKey(token)] }
 
     /// Sets (or with nil removes) a token's entry.
     func set(_ entry: VocabularyEntry?, for token: [UInt8]) {
-        entries[TokenKey(token)] = entry
+        entries[ByteKey(token)] = entry
         searchIsStale = true
     }
 
     /// The entries of the tokens matching `word` as `match` says.
     func matching(_ word: [UInt8], _ match: TokenMatch) -> [VocabularyEntry] {
-        if match == .exact { return entries[TokenKey(word)].map { [$0] } ?? [] }
+        if match == .exact { return entries[ByteKey(word)].map { [$0] } ?? [] }
         rebuildSearchIndexIfNeeded()
         func matches(_ token: [UInt8]) -> Bool {
             switch match {
@@ -58,7 +58,7 @@ internal final class TextVocabulary {
         }
         let indexes = candidates.map { $0.map(Int.init) } ?? Array(tokens.indices)
         return indexes.compactMap { index in
-            matches(tokens[index]) ? entries[TokenKey(tokens[index])] : nil
+            matches(tokens[index]) ? entries[ByteKey(tokens[index])] : nil
         }
     }
 
