@@ -180,11 +180,11 @@ extension Store {
                               into lists: inout [ObjectIdentifier: PendingRowIDs]) {
         var current: UnsafeMutableRawPointer?
         var rowIDs: [UInt64] = []
+        rowIDs.reserveCapacity(objects.count)
         func flush() {
             guard let current, !rowIDs.isEmpty else { return }
             let entry = Unmanaged<ClassEntry>.fromOpaque(current).takeUnretainedValue()
-            lists[ObjectIdentifier(entry), default: PendingRowIDs(name: entry.name)].append(rowIDs, as: change)
-            rowIDs.removeAll(keepingCapacity: true)
+            lists[ObjectIdentifier(entry), default: PendingRowIDs(name: entry.name)].take(&rowIDs, as: change)
         }
         for object in objects where object.pendingChange == change {
             // Compared by address: no retain and release of the entry per object.
@@ -223,12 +223,23 @@ private struct PendingRowIDs {
         self.name = name
     }
 
-    mutating func append(_ rowIDs: [UInt64], as change: PendingChange) {
+    /// Takes `rowIDs` (left empty, its storage taken when this list was empty: the one run of
+    /// a save of one class is not copied).
+    mutating func take(_ rowIDs: inout [UInt64], as change: PendingChange) {
         switch change {
-        case .inserted: inserted += rowIDs
-        case .updated: updated += rowIDs
-        case .deleted: deleted += rowIDs
-        case .none: break
+        case .inserted: Self.move(&rowIDs, to: &inserted)
+        case .updated: Self.move(&rowIDs, to: &updated)
+        case .deleted: Self.move(&rowIDs, to: &deleted)
+        case .none: rowIDs.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private static func move(_ rowIDs: inout [UInt64], to list: inout [UInt64]) {
+        if list.isEmpty {
+            swap(&rowIDs, &list)
+        } else {
+            list += rowIDs
+            rowIDs.removeAll(keepingCapacity: true)
         }
     }
 
