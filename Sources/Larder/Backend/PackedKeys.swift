@@ -74,7 +74,9 @@ public struct PackedKeys: Sendable, Equatable {
     /// withUnsafeBytes(of: UInt64(7).bigEndian) { keys.append($0) }
     /// ```
     public mutating func append(_ key: UnsafeRawBufferPointer) {
-        bytes.append(contentsOf: key)
+        // As typed bytes: one copy (a raw buffer appended as a sequence cost about 80
+        // instructions for a 9-byte page key).
+        bytes.appendBytes(key)
         ends.append(bytes.count)
     }
 

@@ -2,21 +2,22 @@
 // order with a class's indexes compares integers. Two key paths compare equal by structure,
 // which costs about a thousand instructions, and a plan makes several comparisons per index.
 // A key path literal gives the same instance every time it runs, so most lookups are by
-// instance (its address); the instances are kept (up to a bound) so that no address is reused.
+// instance (its address); the instances are kept (up to a bound) so that no address is reused,
+// with their readers (KeyPathReader), so that a query's terms allocate nothing.
 
 import Foundation
 
 /// Numbers for key paths: equal key paths get the same number.
 internal enum KeyPathIdentity {
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var byInstance: [ObjectIdentifier: Int] = [:]
+    nonisolated(unsafe) private static var byInstance: [ObjectIdentifier: (number: Int, reader: any KeyPathReader)] = [:]
     nonisolated(unsafe) private static var instances: [AnyKeyPath] = []
     nonisolated(unsafe) private static var byValue: [AnyKeyPath: Int] = [:]
     /// Instances remembered by address at most (beyond, a lookup compares structure).
     private static let instanceLimit = 65_536
 
-    /// The number of `keyPath`.
-    static func of(_ keyPath: AnyKeyPath) -> Int {
+    /// The number of `keyPath`, and a reader of its values.
+    static func of<Root: StoredObject, Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>) -> (number: Int, reader: any KeyPathReader) {
         lock.withLock {
             if let known = byInstance[ObjectIdentifier(keyPath)] { return known }
             let number: Int
@@ -26,11 +27,12 @@ internal enum KeyPathIdentity {
                 number = byValue.count
                 byValue[keyPath] = number
             }
+            let reader = TypedKeyPathReader(keyPath)
             if instances.count < instanceLimit {
                 instances.append(keyPath)
-                byInstance[ObjectIdentifier(keyPath)] = number
+                byInstance[ObjectIdentifier(keyPath)] = (number, reader)
             }
-            return number
+            return (number, reader)
         }
     }
 }

@@ -83,7 +83,7 @@ public struct ObjectIndex: @unchecked Sendable {
         if let givenName { return givenName }
         var names: [String] = []
         for term in terms {
-            guard let name = term.propertyName() else { return nil }
+            guard let name = term.propertyName else { return nil }
             names.append(name)
         }
         return names.isEmpty ? nil : names.joined(separator: ",")

@@ -10,8 +10,8 @@
 /// ```
 public struct ObjectOrder<Root: StoredObject>: @unchecked Sendable {
     // @unchecked: a key path is immutable.
-    internal let term: QueryTerm
-    internal let isDescending: Bool
+    /// The key with its class erased, as queries take it.
+    internal let key: QueryOrderKey
 
     /// Smallest first (`nil` first).
     ///
@@ -19,7 +19,7 @@ public struct ObjectOrder<Root: StoredObject>: @unchecked Sendable {
     /// let byTitle = try store.objects(of: Song.self, where: \.seconds > 60, orderBy: [.ascending(\.title)])
     /// ```
     public static func ascending<Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>) -> Self {
-        Self(term: QueryTerm(keyPath), isDescending: false)
+        Self(key: QueryOrderKey(term: QueryTerm(keyPath), isDescending: false))
     }
 
     /// Largest first (`nil` still first).
@@ -28,11 +28,11 @@ public struct ObjectOrder<Root: StoredObject>: @unchecked Sendable {
     /// let best = try store.objects(of: Song.self, where: \.seconds > 60, orderBy: [.descending(\.rating)], limit: 10)
     /// ```
     public static func descending<Value: IndexableValue>(_ keyPath: KeyPath<Root, Value>) -> Self {
-        Self(term: QueryTerm(keyPath), isDescending: true)
+        Self(key: QueryOrderKey(term: QueryTerm(keyPath), isDescending: true))
     }
 
     /// "title", "rating DESC" (for messages and explain).
     internal var summary: String {
-        term.name + (isDescending ? " DESC" : "")
+        key.term.name + (key.isDescending ? " DESC" : "")
     }
 }

@@ -1,5 +1,5 @@
 // ObjectPredicate: a typed condition on the stored properties of a class, built from key paths
-// with Swift's operators. A tree of conditions (QueryCondition) joined by and, or and not.
+// with Swift's operators. A tree of conditions (PredicateNode) joined by and, or and not.
 
 /// A condition on objects of `Root`, for ``Store/objects(of:where:orderBy:limit:offset:)``,
 /// ``Store/count(of:where:)`` and ``Store/firstObject(of:where:orderBy:)``.
@@ -18,16 +18,9 @@
 /// ```
 public struct ObjectPredicate<Root: StoredObject>: @unchecked Sendable {
     // @unchecked: conditions hold key paths and keys, both immutable.
-    internal indirect enum Node {
-        case condition(QueryCondition)
-        case and(Node, Node)
-        case or(Node, Node)
-        case not(Node)
-    }
+    internal let node: PredicateNode
 
-    internal let node: Node
-
-    internal init(_ node: Node) {
+    internal init(_ node: PredicateNode) {
         self.node = node
     }
 
@@ -82,62 +75,8 @@ public struct ObjectPredicate<Root: StoredObject>: @unchecked Sendable {
         Self(keyPath, .isNil, "\(Self.describe(keyPath)) is nil")
     }
 
-    /// Whether `object` (of `Root`, with its content) passes.
-    internal func matches(_ object: StoredObject) -> Bool {
-        Self.evaluate(node, on: object)
-    }
-
-    private static func evaluate(_ node: Node, on object: StoredObject) -> Bool {
-        switch node {
-        case let .condition(condition): return condition.matches(condition.term.key(of: object))
-        case let .and(left, right): return evaluate(left, on: object) && evaluate(right, on: object)
-        case let .or(left, right): return evaluate(left, on: object) || evaluate(right, on: object)
-        case let .not(inner): return !evaluate(inner, on: object)
-        }
-    }
-
-    /// The conditions every passing object meets (the terms of a top-level `&&`).
-    internal var conjuncts: [QueryCondition] {
-        var found: [QueryCondition] = []
-        func collect(_ node: Node) {
-            switch node {
-            case let .condition(condition): found.append(condition)
-            case let .and(left, right): collect(left); collect(right)
-            case .or, .not: break
-            }
-        }
-        collect(node)
-        return found
-    }
-
-    /// Whether the predicate is exactly the conjunction of its ``conjuncts``.
-    internal var isConjunction: Bool {
-        func check(_ node: Node) -> Bool {
-            switch node {
-            case .condition: return true
-            case let .and(left, right): return check(left) && check(right)
-            case .or, .not: return false
-            }
-        }
-        return check(node)
-    }
-
     /// "seconds > 300 && (title has prefix "So" || rating is nil)".
-    internal var summary: String {
-        func describe(_ node: Node, nested: Bool) -> String {
-            switch node {
-            case let .condition(condition): return condition.summary
-            case let .and(left, right):
-                let text = describe(left, nested: true) + " && " + describe(right, nested: true)
-                return nested ? "(\(text))" : text
-            case let .or(left, right):
-                let text = describe(left, nested: true) + " || " + describe(right, nested: true)
-                return nested ? "(\(text))" : text
-            case let .not(inner): return "!" + describe(inner, nested: true)
-            }
-        }
-        return describe(node, nested: false)
-    }
+    internal var summary: String { node.summary }
 
     /// A value as explain shows it: `nil`, `"text"`, `Album 3`, `42`.
     internal static func describeValue(_ value: Any) -> String {

@@ -18,8 +18,9 @@ internal struct QueryOrderKey {
 
 /// A query on objects of one class.
 internal struct ObjectQuery {
-    /// Whether an object (its stored state) passes; nil passes every object.
-    let matches: ((StoredObject) -> Bool)?
+    /// The predicate's conditions, which an object (its stored state) must pass; nil passes
+    /// every object.
+    let predicate: PredicateNode?
     /// Conditions every passing object meets.
     let conjuncts: [QueryCondition]
     /// Whether the predicate is exactly its conjuncts (no `||` or `!` besides).
@@ -29,25 +30,25 @@ internal struct ObjectQuery {
     let offset: Int
 
     init<Root>(_ predicate: ObjectPredicate<Root>?, order: [ObjectOrder<Root>], limit: Int?, offset: Int) {
-        if let predicate {
-            matches = predicate.matches
-            conjuncts = predicate.conjuncts
-            isConjunction = predicate.isConjunction
-        } else {
-            matches = nil
-            conjuncts = []
-            isConjunction = true
-        }
+        let node = predicate?.node
+        self.predicate = node
+        conjuncts = node?.conjuncts ?? []
+        isConjunction = node?.isConjunction ?? true
         // A loop, not map: this runs unspecialized for Root (the store's query entry is generic,
         // not inlined), where map's closure cost about 2,300 instructions a query.
         var keys: [QueryOrderKey] = []
         if !order.isEmpty {
             keys.reserveCapacity(order.count)
-            for position in order.indices { keys.append(QueryOrderKey(term: order[position].term, isDescending: order[position].isDescending)) }
+            for position in 0 ..< order.count { keys.append(order[position].key) }
         }
         self.order = keys
         self.limit = limit.map { max(0, $0) }
         self.offset = max(0, offset)
+    }
+
+    /// Whether `object` (its stored state) passes the predicate.
+    func matches(_ object: StoredObject) -> Bool {
+        predicate?.matches(object) ?? true
     }
 
     /// Whether a result whose order keys are `left` and rowID `leftRowID` sorts before one with

@@ -9,15 +9,13 @@ internal struct QueryPlan {
     /// A key range of index entries, first and last inclusive.
     typealias Range = (start: [UInt8], end: [UInt8])
 
-    /// The index used (its position among the class's usable indexes), nil for a scan.
+    /// The index used (its position among the class's indexes), nil for a scan.
     var index: Int?
-    /// The index's name, for explain.
-    var indexName = ""
     /// The entry ranges read, in ascending order.
     var ranges: [Range] = []
-    /// The conditions the ranges apply, for explain (described only when asked: describing
-    /// values costs more than planning).
-    var usedConditions: [QueryCondition] = []
+    /// The positions among the query's conjuncts of the conditions the ranges apply, for
+    /// explain (described only when asked: describing values costs more than planning).
+    var usedConditions: [Int] = []
     /// Whether the ranges hold exactly the objects that pass.
     var isExact = false
     /// When the ranges are walked in the order of the query's first sort key: their prefix of
@@ -35,59 +33,62 @@ internal struct QueryPlan {
     /// The most ranges an `in` list may expand to before the index is not worth it.
     private static let rangeLimit = 4_096
 
-    /// The best plan for `query` over indexes with the given terms.
-    static func choose(for query: ObjectQuery, indexes: [(name: String, terms: [QueryTerm])]) -> QueryPlan {
+    /// The best plan for `query` over a class's indexes.
+    static func choose(for query: ObjectQuery, indexes: [ObjectIndexState]) -> QueryPlan {
         var best = QueryPlan.scan
         var bestScore = 0
-        for (position, index) in indexes.enumerated() {
-            guard let (plan, score) = plan(for: query, index: index.terms), score > bestScore else { continue }
+        for position in indexes.indices {
+            guard let (plan, score) = plan(for: query, index: indexes[position].definition.terms), score > bestScore else { continue }
             best = plan
             best.index = position
-            best.indexName = index.name
             bestScore = score
         }
         return best
     }
 
     private static func plan(for query: ObjectQuery, index terms: [QueryTerm]) -> (QueryPlan, Int)? {
+        let conjuncts = query.conjuncts
         var prefixes: [[UInt8]] = [[]]
-        var used: [QueryCondition] = []
+        var used: [Int] = []
         var fixed = 0
         // Equalities on the leading keys.
         while fixed < terms.count {
             // A single value beats a list (the first of the fewest keys). Keys are made only
-            // for the one chosen: planning runs for every index of every query.
-            var chosen: (condition: QueryCondition, count: Int)?
-            for condition in query.conjuncts where condition.term == terms[fixed] && condition.isEquality {
-                let count = condition.equalKeyCount
-                if count < chosen?.count ?? .max { chosen = (condition, count) }
+            // for the one chosen: planning runs for every index of every query. Conditions are
+            // compared in place, by position: a copy of one retains its term, test and text.
+            let identity = terms[fixed].identity
+            var chosen: (position: Int, count: Int)?
+            for position in conjuncts.indices where conjuncts[position].term.identity == identity && conjuncts[position].isEquality {
+                let count = conjuncts[position].equalKeyCount
+                if count < chosen?.count ?? .max { chosen = (position, count) }
             }
-            guard let condition = chosen?.condition, let keys = condition.equalKeys,
+            guard let position = chosen?.position, let keys = conjuncts[position].equalKeys,
                   prefixes.count * keys.count <= rangeLimit else { break }
             prefixes = prefixes.count == 1 && keys.count == 1 ? [prefixes[0] + keys[0]]
                                                              : prefixes.flatMap { prefix in keys.map { prefix + $0 } }
-            used.append(condition)
+            used.append(position)
             fixed += 1
         }
         // Then a range on the next key (the condition's position among the conjuncts).
-        var range: (position: Int, keyRanges: [Range])?
-        if fixed < terms.count,
-           let position = query.conjuncts.firstIndex(where: { $0.term == terms[fixed] && !$0.isEquality && $0.hasKeyRanges }),
-           let keyRanges = query.conjuncts[position].keyRanges {
-            range = (position, keyRanges)
+        var rangePosition: Int?
+        if fixed < terms.count {
+            let identity = terms[fixed].identity
+            rangePosition = conjuncts.indices.first { position in
+                conjuncts[position].term.identity == identity && !conjuncts[position].isEquality && conjuncts[position].hasKeyRanges
+            }
         }
         // The order: walked in index order when the first sort key is the next key after a
         // single prefix of equalities (or any key a range was put on).
         var walksInOrder = false
         if let first = query.order.first, prefixes.count == 1, fixed < terms.count { walksInOrder = first.term == terms[fixed] }
         // Scored before any range is made: most indexes of a class do not apply.
-        var score = fixed * 4 + (range == nil ? 0 : 2)
+        var score = fixed * 4 + (rangePosition == nil ? 0 : 2)
         if walksInOrder, query.limit != nil { score += 1 }
         guard score > 0 else { return nil }
         let ranges: [Range]
-        if let range {
-            ranges = prefixes.flatMap { prefix in range.keyRanges.map { (prefix + $0.start, prefix + $0.end) } }
-            used.append(query.conjuncts[range.position])
+        if let rangePosition, let keyRanges = conjuncts[rangePosition].keyRanges {
+            ranges = prefixes.flatMap { prefix in keyRanges.map { (prefix + $0.start, prefix + $0.end) } }
+            used.append(rangePosition)
         } else {
             // Every entry of each prefix.
             ranges = prefixes.map { ($0, IndexKeyBytes.through($0)) }
@@ -103,7 +104,7 @@ internal struct QueryPlan {
         var plan = QueryPlan()
         plan.ranges = ranges.count > 1 ? ranges.sorted { ByteOrder.less($0.start, $1.start) } : ranges
         plan.usedConditions = used
-        plan.isExact = query.isConjunction && used.count == query.conjuncts.count
+        plan.isExact = query.isConjunction && used.count == conjuncts.count
         plan.orderedPrefix = orderedPrefix
         plan.walkIsOrder = walkIsOrder
         return (plan, score)

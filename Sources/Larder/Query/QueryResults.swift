@@ -35,6 +35,8 @@ internal struct QueryResults {
         wanted = query.limit.map { query.offset + $0 }
         keepsBest = !query.order.isEmpty && !plan.readsInOrder && wanted != nil
         arrivesInOrder = plan.walkIsOrder || (query.order.isEmpty && plan.index != nil)
+        // Room for a page at once (up to a chunk's worth), not grown an object at a time.
+        if arrivesInOrder, let wanted { inOrder.reserveCapacity(min(wanted, 256)) }
     }
 
     /// How many more rowIDs an ordered walk should gather before reading their objects.
@@ -47,14 +49,14 @@ internal struct QueryResults {
     mutating func consider(_ view: StoredObject, _ result: () -> StoredObject) -> Bool {
         if arrivesInOrder {
             // Found in their final order: no keys to compare, and the limit ends the read.
-            if !exact { guard query.matches?(view) ?? true else { return true } }
+            if !exact { guard query.matches(view) else { return true } }
             inOrder.append(result())
             return wanted.map { inOrder.count < $0 } ?? true
         }
         if let boundary, let first = query.order.first {
             guard first.term.key(of: view) == boundary else { return false }
         }
-        if !exact { guard query.matches?(view) ?? true else { return true } }
+        if !exact { guard query.matches(view) else { return true } }
         let keys = query.order.map { $0.term.key(of: view) }
         found.append((result(), keys))
         if let wanted {

@@ -98,8 +98,10 @@ extension Store {
     public func explain<T: StoredObject>(of type: T.Type, where predicate: ObjectPredicate<T>? = nil,
                                          orderBy order: [ObjectOrder<T>] = [], limit: Int? = nil) throws -> QueryExplanation {
         let entry = try entry(for: type)
-        let plan = try plan(for: ObjectQuery(predicate, order: order, limit: limit, offset: 0), in: entry)
-        return QueryExplanation(index: plan.index == nil ? nil : plan.indexName, indexedConditions: plan.usedConditions.map(\.summary),
+        let query = ObjectQuery(predicate, order: order, limit: limit, offset: 0)
+        let plan = try plan(for: query, in: entry)
+        return QueryExplanation(index: plan.index.map { entry.objectIndexes[$0].name },
+                                indexedConditions: plan.usedConditions.map { query.conjuncts[$0].summary },
                                 rangeCount: plan.ranges.count, readsInOrder: plan.readsInOrder,
                                 countsFromIndex: plan.index != nil && plan.isExact, className: entry.name)
     }
@@ -109,8 +111,7 @@ extension Store {
     internal func plan(for query: ObjectQuery, in entry: ClassEntry) throws -> QueryPlan {
         try checkOpen()
         try buildUnbuiltIndexes(of: entry)
-        let usable = entry.objectIndexes.map { (name: $0.name, terms: $0.definition.terms) }
-        return QueryPlan.choose(for: query, indexes: usable)
+        return QueryPlan.choose(for: query, indexes: entry.objectIndexes)
     }
 
     internal func run(_ query: ObjectQuery, on entry: ClassEntry) throws -> [StoredObject] {
