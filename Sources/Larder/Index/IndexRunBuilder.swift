@@ -13,8 +13,13 @@ package struct IndexRunBuilder {
     /// The runs built so far: each run's key (its first entry) and value.
     package private(set) var runs: [(key: [UInt8], value: [UInt8])] = []
     private var key: [UInt8] = []
+    /// The entry appended last: the first `previousCount` bytes (the array is room, grown
+    /// as needed, and written in place: an entry replaces only the bytes after those it shares).
     private var previous: [UInt8] = []
+    private var previousCount = 0
+    /// The run's entries after the key, encoded: the first `bodyCount` bytes, written in place.
     private var body: [UInt8] = []
+    private var bodyCount = 0
     private var count = 0
     /// Where in `body` the run's restart points start.
     private var restarts: [Int] = []
@@ -24,7 +29,7 @@ package struct IndexRunBuilder {
     package init(budget: Int = IndexRun.targetSize, restartPoints: Bool = true) {
         self.budget = max(budget, 1)
         self.restartPoints = restartPoints
-        body.reserveCapacity(self.budget + 256)
+        body = Array(repeating: 0, count: min(self.budget, IndexRun.targetSize) + 256)
     }
 
     /// A budget that splits `size` bytes of entries into runs of about the same size, each
@@ -36,31 +41,85 @@ package struct IndexRunBuilder {
 
     /// Appends `entry`, which sorts after every entry appended before.
     package mutating func append(_ entry: UnsafeRawBufferPointer) {
-        if count > 0, body.count >= budget { finishRun() }
-        if count == 0 {
-            key.removeAll(keepingCapacity: true)
-            key.appendBytes(entry)
-        } else {
-            let limit = min(previous.count, entry.count)
-            var shared = 0
-            if restartPoints, count % IndexRun.restartInterval == 0 {
-                restarts.append(body.count)   // shares nothing: read without the entries before it
-            } else {
-                previous.withUnsafeBytes { previous in
-                    while shared < limit, previous[shared] == entry[shared] { shared += 1 }
-                }
-            }
-            body.appendVarInt(UInt64(shared))
-            body.appendVarInt(UInt64(entry.count - shared))
-            body.appendBytes(UnsafeRawBufferPointer(rebasing: entry[shared...]))
+        if count > 0, bodyCount >= budget { finishRun() }
+        // The first entry of a run and a restart point are written whole: no need to compare.
+        let previousCount = previousCount
+        let shared = count == 0 || isRestartPoint ? 0 : previous.withUnsafeBytes { previous in
+            ByteOrder.sharedPrefixCount(UnsafeRawBufferPointer(rebasing: previous[..<previousCount]), entry)
         }
-        previous.removeAll(keepingCapacity: true)
-        previous.appendBytes(entry)
-        count += 1
+        add(entry, sharing: shared)
     }
 
     package mutating func append(_ entry: [UInt8]) {
         entry.withUnsafeBytes { append($0) }
+    }
+
+    /// Appends `entry`, which sorts after every entry appended before and has its first
+    /// `shared` bytes in common with the last of them (the caller knows them: the run it
+    /// copies stored them). Cheaper than `append(_:)`, which compares the two; the same bytes
+    /// when `shared` is every byte the two have in common.
+    package mutating func append(_ entry: UnsafeRawBufferPointer, sharing shared: Int) {
+        if count > 0, bodyCount >= budget { finishRun() }
+        add(entry, sharing: min(shared, entry.count, previousCount))
+    }
+
+    /// Whether the next entry is a restart point of its run (written whole).
+    private var isRestartPoint: Bool {
+        restartPoints && count % IndexRun.restartInterval == 0
+    }
+
+    /// Writes `entry`, whose first `shared` bytes are the previous entry's, into the run.
+    private mutating func add(_ entry: UnsafeRawBufferPointer, sharing shared: Int) {
+        if count == 0 {
+            key.removeAll(keepingCapacity: true)
+            key.appendBytes(entry)
+        } else {
+            var written = shared
+            if isRestartPoint {
+                restarts.append(bodyCount)   // shares nothing: read without the entries before it
+                written = 0
+            }
+            // Two varints of at most 10 bytes each, then the suffix.
+            let end = bodyCount + 20 + entry.count - written
+            if end > body.count { body.append(contentsOf: repeatElement(0, count: end - body.count + 256)) }
+            let start = bodyCount
+            bodyCount = body.withUnsafeMutableBytes { body in
+                var position = Self.store(UInt64(written), in: body, at: start)
+                position = Self.store(UInt64(entry.count - written), in: body, at: position)
+                let suffix = entry.count - written
+                if suffix > 0, let source = entry.baseAddress, let target = body.baseAddress {
+                    (target + position).copyMemory(from: source + written, byteCount: suffix)
+                }
+                return position + suffix
+            }
+        }
+        remember(entry, sharing: count == 0 ? 0 : shared)
+        count += 1
+    }
+
+    /// Makes `entry`, whose first `shared` bytes are the previous entry's, the previous entry.
+    private mutating func remember(_ entry: UnsafeRawBufferPointer, sharing shared: Int) {
+        if entry.count > previous.count { previous.append(contentsOf: repeatElement(0, count: entry.count - previous.count + 32)) }
+        let suffix = entry.count - shared
+        if suffix > 0, let source = entry.baseAddress {
+            previous.withUnsafeMutableBytes { previous in
+                if let target = previous.baseAddress { (target + shared).copyMemory(from: source + shared, byteCount: suffix) }
+            }
+        }
+        previousCount = entry.count
+    }
+
+    /// Writes `value` as a varint at `position` of `buffer`, which has room; returns where it ends.
+    @inline(__always)
+    private static func store(_ value: UInt64, in buffer: UnsafeMutableRawBufferPointer, at position: Int) -> Int {
+        var value = value, position = position
+        while value >= 0x80 {
+            buffer[position] = UInt8(truncatingIfNeeded: value) | 0x80
+            value >>= 7
+            position += 1
+        }
+        buffer[position] = UInt8(value)
+        return position + 1
     }
 
     /// Closes the last run and returns every run.
@@ -71,10 +130,11 @@ package struct IndexRunBuilder {
 
     private mutating func finishRun() {
         var value: [UInt8] = [restartPoints ? IndexRun.indexedFormat : IndexRun.format, 0, 0, 0, 0]
-        value.reserveCapacity(body.count + 16 + 4 * restarts.count)
+        value.reserveCapacity(bodyCount + 16 + 4 * restarts.count)
         value.appendVarInt(UInt64(count))
         let bodyStart = value.count
-        value.append(contentsOf: body)
+        let written = bodyCount
+        body.withUnsafeBytes { value.appendBytes(UnsafeRawBufferPointer(rebasing: $0[..<written])) }
         if restartPoints {
             for restart in restarts {
                 value.appendLittleEndian(UInt32(bodyStart + restart))
@@ -86,7 +146,7 @@ package struct IndexRunBuilder {
         }
         value.replaceLittleEndian(crc, at: 1)
         runs.append((key, value))
-        body.removeAll(keepingCapacity: true)
+        bodyCount = 0
         restarts.removeAll(keepingCapacity: true)
         count = 0
     }
