@@ -4,7 +4,7 @@
 // and document collections share.
 
 /// Builds runs from entries given in ascending order.
-package struct IndexRunBuilder {
+package struct IndexRunBuilder: ~Copyable {
     /// A run is closed once its entries take this many bytes.
     package let budget: Int
     /// Whether runs get restart points (format 0x53), or not (0x52, document collections of
@@ -13,12 +13,12 @@ package struct IndexRunBuilder {
     /// The runs built so far: each run's key (its first entry) and value.
     package private(set) var runs: [(key: [UInt8], value: [UInt8])] = []
     private var key: [UInt8] = []
-    /// The entry appended last: the first `previousCount` bytes (the array is room, grown
-    /// as needed, and written in place: an entry replaces only the bytes after those it shares).
-    private var previous: [UInt8] = []
+    /// The entry appended last, in its first `previousCount` bytes: an entry replaces only
+    /// the bytes after those it shares with it.
+    private var previous = ByteRoom(capacity: 256)
     private var previousCount = 0
-    /// The run's entries after the key, encoded: the first `bodyCount` bytes, written in place.
-    private var body: [UInt8] = []
+    /// The run's entries after the key, encoded, in its first `bodyCount` bytes.
+    private var body: ByteRoom
     private var bodyCount = 0
     private var count = 0
     /// Where in `body` the run's restart points start.
@@ -29,7 +29,7 @@ package struct IndexRunBuilder {
     package init(budget: Int = IndexRun.targetSize, restartPoints: Bool = true) {
         self.budget = max(budget, 1)
         self.restartPoints = restartPoints
-        body = Array(repeating: 0, count: min(self.budget, IndexRun.targetSize) + 256)
+        body = ByteRoom(capacity: min(self.budget, IndexRun.targetSize) + 256)
     }
 
     /// A budget that splits `size` bytes of entries into runs of about the same size, each
@@ -43,10 +43,7 @@ package struct IndexRunBuilder {
     package mutating func append(_ entry: UnsafeRawBufferPointer) {
         if count > 0, bodyCount >= budget { finishRun() }
         // The first entry of a run and a restart point are written whole: no need to compare.
-        let previousCount = previousCount
-        let shared = count == 0 || isRestartPoint ? 0 : previous.withUnsafeBytes { previous in
-            ByteOrder.sharedPrefixCount(UnsafeRawBufferPointer(rebasing: previous[..<previousCount]), entry)
-        }
+        let shared = count == 0 || isRestartPoint ? 0 : ByteOrder.sharedPrefixCount(previous.bytes(previousCount), entry)
         add(entry, sharing: shared)
     }
 
@@ -70,6 +67,8 @@ package struct IndexRunBuilder {
 
     /// Writes `entry`, whose first `shared` bytes are the previous entry's, into the run.
     private mutating func add(_ entry: UnsafeRawBufferPointer, sharing shared: Int) {
+        // An empty entry may have no address: no byte is read from it then.
+        let source = entry.baseAddress ?? UnsafeRawPointer(previous.base)
         if count == 0 {
             key.removeAll(keepingCapacity: true)
             key.appendBytes(entry)
@@ -80,46 +79,44 @@ package struct IndexRunBuilder {
                 written = 0
             }
             // Two varints of at most 10 bytes each, then the suffix.
-            let end = bodyCount + 20 + entry.count - written
-            if end > body.count { body.append(contentsOf: repeatElement(0, count: end - body.count + 256)) }
-            let start = bodyCount
-            bodyCount = body.withUnsafeMutableBytes { body in
-                var position = Self.store(UInt64(written), in: body, at: start)
-                position = Self.store(UInt64(entry.count - written), in: body, at: position)
-                let suffix = entry.count - written
-                if suffix > 0, let source = entry.baseAddress, let target = body.baseAddress {
-                    (target + position).copyMemory(from: source + written, byteCount: suffix)
-                }
-                return position + suffix
-            }
+            let suffix = entry.count - written
+            body.reserve(bodyCount + 20 + suffix, keeping: bodyCount)
+            var position = Self.store(UInt64(written), at: body.base + bodyCount)
+            position = Self.store(UInt64(suffix), at: position)
+            Self.copy(suffix, from: source + written, to: position)
+            bodyCount = position + suffix - body.base
         }
-        remember(entry, sharing: count == 0 ? 0 : shared)
+        // The previous entry's first `shared` bytes are this one's already.
+        let kept = count == 0 ? 0 : shared
+        previous.reserve(entry.count, keeping: kept)
+        Self.copy(entry.count - kept, from: source + kept, to: previous.base + kept)
+        previousCount = entry.count
         count += 1
     }
 
-    /// Makes `entry`, whose first `shared` bytes are the previous entry's, the previous entry.
-    private mutating func remember(_ entry: UnsafeRawBufferPointer, sharing shared: Int) {
-        if entry.count > previous.count { previous.append(contentsOf: repeatElement(0, count: entry.count - previous.count + 32)) }
-        let suffix = entry.count - shared
-        if suffix > 0, let source = entry.baseAddress {
-            previous.withUnsafeMutableBytes { previous in
-                if let target = previous.baseAddress { (target + shared).copyMemory(from: source + shared, byteCount: suffix) }
-            }
+    /// Writes `value` as a varint at `target`, which has room; returns where it ends.
+    @inline(__always)
+    private static func store(_ value: UInt64, at target: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        var value = value, target = target
+        while value >= 0x80 {
+            target.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, as: UInt8.self)
+            value >>= 7
+            target += 1
         }
-        previousCount = entry.count
+        target.storeBytes(of: UInt8(value), as: UInt8.self)
+        return target + 1
     }
 
-    /// Writes `value` as a varint at `position` of `buffer`, which has room; returns where it ends.
+    /// Copies `count` bytes: the few of an entry's suffix one by one, more with memcpy.
     @inline(__always)
-    private static func store(_ value: UInt64, in buffer: UnsafeMutableRawBufferPointer, at position: Int) -> Int {
-        var value = value, position = position
-        while value >= 0x80 {
-            buffer[position] = UInt8(truncatingIfNeeded: value) | 0x80
-            value >>= 7
-            position += 1
+    private static func copy(_ count: Int, from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer) {
+        guard count > 8 else {
+            for offset in 0 ..< max(count, 0) {
+                target.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            }
+            return
         }
-        buffer[position] = UInt8(value)
-        return position + 1
+        target.copyMemory(from: source, byteCount: count)
     }
 
     /// Closes the last run and returns every run.
@@ -133,8 +130,7 @@ package struct IndexRunBuilder {
         value.reserveCapacity(bodyCount + 16 + 4 * restarts.count)
         value.appendVarInt(UInt64(count))
         let bodyStart = value.count
-        let written = bodyCount
-        body.withUnsafeBytes { value.appendBytes(UnsafeRawBufferPointer(rebasing: $0[..<written])) }
+        value.appendBytes(body.bytes(bodyCount))
         if restartPoints {
             for restart in restarts {
                 value.appendLittleEndian(UInt32(bodyStart + restart))
