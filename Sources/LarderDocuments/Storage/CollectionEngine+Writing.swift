@@ -238,12 +238,12 @@ extension CollectionEngine {
                 }
             }
             for key in oldKeys where !newKeys.contains(key) {
-                write.indexChanges[index.id, default: IndexChanges()].changed[key] = false
+                write.indexChanges[index.id, default: IndexChanges()].change(key, isAdded: false)
                 // Only unique checks ask what this write removed.
                 if index.isUnique { write.removed[index.id, default: []].insert(key) }
             }
             for key in newKeys where !oldKeys.contains(key) {
-                write.indexChanges[index.id, default: IndexChanges()].changed[key] = true
+                write.indexChanges[index.id, default: IndexChanges()].change(key, isAdded: true)
                 if index.isUnique { write.removed[index.id]?.remove(key) }
             }
         }
