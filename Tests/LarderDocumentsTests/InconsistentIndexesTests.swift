@@ -51,11 +51,11 @@ import Larder
                 var changes = IndexChanges()
                 let own = entries(of: document, rowID: 5, in: definition, defaults: defaults)
                 switch damage {
-                case "removed": own.prefix(1).forEach { changes.changed[$0] = false }
+                case "removed": own.prefix(1).forEach { changes.change($0, isAdded: false) }
                 case "added": changes.appended = entries(of: document, rowID: 999, in: definition, defaults: defaults)
                 default:
-                    own.forEach { changes.changed[$0] = false }
-                    entries(of: other, rowID: 5, in: definition, defaults: defaults).forEach { changes.changed[$0] = true }
+                    own.forEach { changes.change($0, isAdded: false) }
+                    entries(of: other, rowID: 5, in: definition, defaults: defaults).forEach { changes.change($0, isAdded: true) }
                 }
                 return changes
             }

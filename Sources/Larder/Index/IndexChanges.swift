@@ -6,38 +6,61 @@
 package struct IndexChanges {
     /// Entries of new objects or documents: no earlier stage of the write can have named them.
     package var appended: [[UInt8]] = []
-    /// Entries of stored objects or documents: true when the write adds the entry, false when
-    /// it removes it; a later stage of the write overrides an earlier one.
-    package var changed: [[UInt8]: Bool] = [:]
+    /// Entries of stored objects or documents, in the order the write staged them: true when
+    /// it adds the entry, false when it removes it. Of two for the same entry, the later
+    /// overrides the earlier (``sorted()`` keeps it alone). A list, not a dictionary: hashing
+    /// every entry a byte at a time (and again as the dictionary grew) cost more than the
+    /// sort that finds the repeated ones.
+    package private(set) var changed: [(entry: [UInt8], isAdded: Bool)] = []
     /// The table's entries are all replaced (an index rebuilt): its runs are dropped first.
     package var replacesAll = false
 
-    package init(appended: [[UInt8]] = [], changed: [[UInt8]: Bool] = [:], replacesAll: Bool = false) {
+    package init(appended: [[UInt8]] = [], replacesAll: Bool = false) {
         self.appended = appended
-        self.changed = changed
         self.replacesAll = replacesAll
     }
 
-    /// Every entry the write adds or removes, in key order.
+    /// Stages the addition (`isAdded`) or removal of `entry`, an entry of a stored object or
+    /// document, overriding what an earlier stage did to it.
+    package mutating func change(_ entry: [UInt8], isAdded: Bool) {
+        changed.append((entry, isAdded))
+    }
+
+    /// Every entry the write adds or removes, in key order, each once: as its last stage left it.
     package func sorted() -> [(entry: [UInt8], isAdded: Bool)] {
         var touched = appended.map { (entry: $0, isAdded: true) }
         touched.reserveCapacity(appended.count + changed.count)
-        for (entry, isAdded) in changed { touched.append((entry, isAdded)) }
+        touched.append(contentsOf: changed)
         // Comparing arrays retains and releases them at every step: sort the entries' first
-        // 16 bytes as two integers instead, comparing the rest only on a tie.
+        // 16 bytes as two integers instead, comparing the rest only on a tie, and the order
+        // staged last (the same entry staged twice).
         var sortKeys: [SortKey] = []
         sortKeys.reserveCapacity(touched.count)
         for (position, (entry, _)) in touched.enumerated() {
             sortKeys.append(SortKey(entry, position: position))
         }
-        touched.withUnsafeBufferPointer { touched in
-            sortKeys.sort { left, right in
-                if left.high != right.high { return left.high < right.high }
-                if left.low != right.low { return left.low < right.low }
-                return ByteOrder.less(touched[left.position].entry, touched[right.position].entry)
+        return touched.withUnsafeBufferPointer { touched in
+            /// The order of the entries of two keys: their first 16 bytes, then the rest.
+            func order(_ left: SortKey, _ right: SortKey) -> Int {
+                if left.high != right.high { return left.high < right.high ? -1 : 1 }
+                if left.low != right.low { return left.low < right.low ? -1 : 1 }
+                return touched[left.position].entry.withUnsafeBytes { left in
+                    touched[right.position].entry.withUnsafeBytes { ByteOrder.compare(left, $0) }
+                }
             }
+            sortKeys.sort { left, right in
+                let entries = order(left, right)
+                return entries != 0 ? entries < 0 : left.position < right.position
+            }
+            var sorted: [(entry: [UInt8], isAdded: Bool)] = []
+            sorted.reserveCapacity(sortKeys.count)
+            for (index, key) in sortKeys.enumerated() {
+                // Of the stages of one entry, now side by side, the last is kept.
+                if index + 1 < sortKeys.count, order(key, sortKeys[index + 1]) == 0 { continue }
+                sorted.append(touched[key.position])
+            }
+            return sorted
         }
-        return sortKeys.map { touched[$0.position] }
     }
 
     /// An entry's first 16 bytes, big-endian, zero-padded, and its position.

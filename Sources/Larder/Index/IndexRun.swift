@@ -90,6 +90,17 @@ package enum IndexRun {
     @discardableResult
     package static func forEachEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from start: [UInt8]? = nil,
                                      _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        try forEachEntryWithSharedCount(key: key, value: value, from: start) { entry, _ in try body(entry) }
+    }
+
+    /// ``forEachEntry(key:value:from:_:)``, giving `body` with each entry how many leading bytes
+    /// the run stores it sharing with the entry visited before it: 0 for the first visited and
+    /// for a restart point (stored whole), else every byte the two have in common when the run
+    /// is IndexRunBuilder's. A merge copying the run keeps these instead of comparing entries.
+    @discardableResult
+    package static func forEachEntryWithSharedCount(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+                                                    from start: [UInt8]? = nil,
+                                                    _ body: (UnsafeRawBufferPointer, Int) throws -> Bool) throws -> Bool {
         var reader = try Reader(key: key, value: value)
         // An entry is at most the key and every suffix after it: the value's size. That is
         // past what a temporary allocation keeps on the stack for a run of about 4 KB, and a
@@ -110,7 +121,7 @@ package enum IndexRun {
             // its suffix. So skipped entries are never put together, only compared.
             var skipping = false, matched = 0
             if let start { (skipping, matched) = precedes(suffix: key, after: 0, start) }
-            if !skipping { guard try body(UnsafeRawBufferPointer(start: space.base, count: length)) else { return false } }
+            if !skipping { guard try body(UnsafeRawBufferPointer(start: space.base, count: length), 0) else { return false } }
             var remaining = max(reader.count, 1) - 1
             if skipping, let start, let (restart, entries) = try reader.lastRestart(before: start, length: &length) {
                 // Stepping on from the last restart point before `start`: only what lies after it.
@@ -130,7 +141,7 @@ package enum IndexRun {
                         if let prefix = start.baseAddress { space.base.copyMemory(from: prefix, byteCount: shared) }
                     }
                     if let bytes = suffix.baseAddress { (space.base + shared).copyMemory(from: bytes, byteCount: suffix.count) }
-                    guard try body(UnsafeRawBufferPointer(start: space.base, count: length)) else { return false }
+                    guard try body(UnsafeRawBufferPointer(start: space.base, count: length), 0) else { return false }
                     break
                 }
             }
@@ -139,7 +150,7 @@ package enum IndexRun {
                 let (shared, suffix) = try reader.nextSuffix(length: &length)
                 space.reserve(length, keeping: shared)
                 if let bytes = suffix.baseAddress { (space.base + shared).copyMemory(from: bytes, byteCount: suffix.count) }
-                guard try body(UnsafeRawBufferPointer(start: space.base, count: length)) else { return false }
+                guard try body(UnsafeRawBufferPointer(start: space.base, count: length), shared) else { return false }
             }
             try reader.checkEnd()
             return true

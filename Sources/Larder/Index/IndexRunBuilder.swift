@@ -4,7 +4,7 @@
 // and document collections share.
 
 /// Builds runs from entries given in ascending order.
-package struct IndexRunBuilder {
+package struct IndexRunBuilder: ~Copyable {
     /// A run is closed once its entries take this many bytes.
     package let budget: Int
     /// Whether runs get restart points (format 0x53), or not (0x52, document collections of
@@ -13,8 +13,13 @@ package struct IndexRunBuilder {
     /// The runs built so far: each run's key (its first entry) and value.
     package private(set) var runs: [(key: [UInt8], value: [UInt8])] = []
     private var key: [UInt8] = []
-    private var previous: [UInt8] = []
-    private var body: [UInt8] = []
+    /// The entry appended last, in its first `previousCount` bytes: an entry replaces only
+    /// the bytes after those it shares with it.
+    private var previous = ByteRoom(capacity: 256)
+    private var previousCount = 0
+    /// The run's entries after the key, encoded, in its first `bodyCount` bytes.
+    private var body: ByteRoom
+    private var bodyCount = 0
     private var count = 0
     /// Where in `body` the run's restart points start.
     private var restarts: [Int] = []
@@ -24,7 +29,7 @@ package struct IndexRunBuilder {
     package init(budget: Int = IndexRun.targetSize, restartPoints: Bool = true) {
         self.budget = max(budget, 1)
         self.restartPoints = restartPoints
-        body.reserveCapacity(self.budget + 256)
+        body = ByteRoom(capacity: min(self.budget, IndexRun.targetSize) + 256)
     }
 
     /// A budget that splits `size` bytes of entries into runs of about the same size, each
@@ -36,31 +41,82 @@ package struct IndexRunBuilder {
 
     /// Appends `entry`, which sorts after every entry appended before.
     package mutating func append(_ entry: UnsafeRawBufferPointer) {
-        if count > 0, body.count >= budget { finishRun() }
-        if count == 0 {
-            key.removeAll(keepingCapacity: true)
-            key.appendBytes(entry)
-        } else {
-            let limit = min(previous.count, entry.count)
-            var shared = 0
-            if restartPoints, count % IndexRun.restartInterval == 0 {
-                restarts.append(body.count)   // shares nothing: read without the entries before it
-            } else {
-                previous.withUnsafeBytes { previous in
-                    while shared < limit, previous[shared] == entry[shared] { shared += 1 }
-                }
-            }
-            body.appendVarInt(UInt64(shared))
-            body.appendVarInt(UInt64(entry.count - shared))
-            body.appendBytes(UnsafeRawBufferPointer(rebasing: entry[shared...]))
-        }
-        previous.removeAll(keepingCapacity: true)
-        previous.appendBytes(entry)
-        count += 1
+        if count > 0, bodyCount >= budget { finishRun() }
+        // The first entry of a run and a restart point are written whole: no need to compare.
+        let shared = count == 0 || isRestartPoint ? 0 : ByteOrder.sharedPrefixCount(previous.bytes(previousCount), entry)
+        add(entry, sharing: shared)
     }
 
     package mutating func append(_ entry: [UInt8]) {
         entry.withUnsafeBytes { append($0) }
+    }
+
+    /// Appends `entry`, which sorts after every entry appended before and has its first
+    /// `shared` bytes in common with the last of them (the caller knows them: the run it
+    /// copies stored them). Cheaper than `append(_:)`, which compares the two; the same bytes
+    /// when `shared` is every byte the two have in common.
+    package mutating func append(_ entry: UnsafeRawBufferPointer, sharing shared: Int) {
+        if count > 0, bodyCount >= budget { finishRun() }
+        add(entry, sharing: min(shared, entry.count, previousCount))
+    }
+
+    /// Whether the next entry is a restart point of its run (written whole).
+    private var isRestartPoint: Bool {
+        restartPoints && count % IndexRun.restartInterval == 0
+    }
+
+    /// Writes `entry`, whose first `shared` bytes are the previous entry's, into the run.
+    private mutating func add(_ entry: UnsafeRawBufferPointer, sharing shared: Int) {
+        // An empty entry may have no address: no byte is read from it then.
+        let source = entry.baseAddress ?? UnsafeRawPointer(previous.base)
+        if count == 0 {
+            key.removeAll(keepingCapacity: true)
+            key.appendBytes(entry)
+        } else {
+            var written = shared
+            if isRestartPoint {
+                restarts.append(bodyCount)   // shares nothing: read without the entries before it
+                written = 0
+            }
+            // Two varints of at most 10 bytes each, then the suffix.
+            let suffix = entry.count - written
+            body.reserve(bodyCount + 20 + suffix, keeping: bodyCount)
+            var position = Self.store(UInt64(written), at: body.base + bodyCount)
+            position = Self.store(UInt64(suffix), at: position)
+            Self.copy(suffix, from: source + written, to: position)
+            bodyCount = position + suffix - body.base
+        }
+        // The previous entry's first `shared` bytes are this one's already.
+        let kept = count == 0 ? 0 : shared
+        previous.reserve(entry.count, keeping: kept)
+        Self.copy(entry.count - kept, from: source + kept, to: previous.base + kept)
+        previousCount = entry.count
+        count += 1
+    }
+
+    /// Writes `value` as a varint at `target`, which has room; returns where it ends.
+    @inline(__always)
+    private static func store(_ value: UInt64, at target: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        var value = value, target = target
+        while value >= 0x80 {
+            target.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, as: UInt8.self)
+            value >>= 7
+            target += 1
+        }
+        target.storeBytes(of: UInt8(value), as: UInt8.self)
+        return target + 1
+    }
+
+    /// Copies `count` bytes: the few of an entry's suffix one by one, more with memcpy.
+    @inline(__always)
+    private static func copy(_ count: Int, from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer) {
+        guard count > 8 else {
+            for offset in 0 ..< max(count, 0) {
+                target.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            }
+            return
+        }
+        target.copyMemory(from: source, byteCount: count)
     }
 
     /// Closes the last run and returns every run.
@@ -71,10 +127,10 @@ package struct IndexRunBuilder {
 
     private mutating func finishRun() {
         var value: [UInt8] = [restartPoints ? IndexRun.indexedFormat : IndexRun.format, 0, 0, 0, 0]
-        value.reserveCapacity(body.count + 16 + 4 * restarts.count)
+        value.reserveCapacity(bodyCount + 16 + 4 * restarts.count)
         value.appendVarInt(UInt64(count))
         let bodyStart = value.count
-        value.append(contentsOf: body)
+        value.appendBytes(body.bytes(bodyCount))
         if restartPoints {
             for restart in restarts {
                 value.appendLittleEndian(UInt32(bodyStart + restart))
@@ -86,7 +142,7 @@ package struct IndexRunBuilder {
         }
         value.replaceLittleEndian(crc, at: 1)
         runs.append((key, value))
-        body.removeAll(keepingCapacity: true)
+        bodyCount = 0
         restarts.removeAll(keepingCapacity: true)
         count = 0
     }

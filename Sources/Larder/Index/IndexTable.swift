@@ -238,28 +238,13 @@ package struct IndexTable: Sendable {
         let size = run.value.count + changes.reduce(0) { $0 + ($1.isAdded ? $1.entry.count + 2 : 0) }
         var builder = IndexRunBuilder(budget: appendsOnly ? IndexRun.targetSize : IndexRunBuilder.evenBudget(forBytes: size),
                                       restartPoints: restartPoints)
-        var next = changes.startIndex
         if let key = run.key {
-            _ = try key.withUnsafeBytes { key in
-                try run.value.withUnsafeBytes { value in
-                    try IndexRun.forEachEntry(key: key, value: value) { entry in
-                        while next < changes.endIndex, ByteOrder.compare(entry, changes[next].entry) > 0 {
-                            if changes[next].isAdded { builder.append(changes[next].entry) }
-                            next += 1
-                        }
-                        // A change replaces the entry it equals.
-                        if next < changes.endIndex, ByteOrder.compare(entry, changes[next].entry) == 0 {
-                            if changes[next].isAdded { builder.append(entry) }
-                            next += 1
-                        } else {
-                            builder.append(entry)
-                        }
-                        return true
-                    }
-                }
+            try key.withUnsafeBytes { key in
+                try run.value.withUnsafeBytes { value in try builder.append(run: key, value: value, merging: changes) }
             }
+        } else {
+            for change in changes where change.isAdded { builder.append(change.entry) }
         }
-        for change in changes[next...] where change.isAdded { builder.append(change.entry) }
         return builder.finish()
     }
 }

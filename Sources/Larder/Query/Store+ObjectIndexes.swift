@@ -144,14 +144,14 @@ extension Store {
                         let new = index.definition.entry(for: object)
                         guard new.bytes != old?.bytes else { continue }
                         if let old {
-                            changes.changed[old.bytes] = false
+                            changes.change(old.bytes, isAdded: false)
                             removedRowIDs.insert(object.rowID)
                         }
-                        changes.changed[new.bytes] = true
+                        changes.change(new.bytes, isAdded: true)
                         added.append(new)
                     case .deleted:
                         guard let old else { continue }
-                        changes.changed[old.bytes] = false
+                        changes.change(old.bytes, isAdded: false)
                         removedRowIDs.insert(object.rowID)
                     case .none:
                         continue

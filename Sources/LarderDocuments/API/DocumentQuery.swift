@@ -44,7 +44,7 @@ public final class DocumentQuery: Sendable {
     /// let oldest = try byCountry.findOne(arguments: ["UK"])
     /// ```
     public func findOne(arguments: [JSON] = []) throws -> JSON? {
-        try run(arguments, adjusting: { $0.limit = min($0.limit ?? 1, 1) }) { try $0.documents() }.first
+        try run(arguments, adjusting: { $0.limit = min($0.limit ?? 1, 1) }) { try $0.firstDocument() }
     }
 
     /// How many documents match; the limit and offset apply to finds only.

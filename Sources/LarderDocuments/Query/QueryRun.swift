@@ -47,6 +47,16 @@ struct QueryRun {
         return documents
     }
 
+    /// The first document found (a find of one): moved out of its row, as ``documents()``
+    /// moves them, with no array made for it.
+    func firstDocument() throws -> JSON? {
+        var rows = try rows()
+        guard !rows.isEmpty else { return nil }
+        var document = JSON.null
+        swap(&document, &rows[0].document)
+        return document
+    }
+
     func count() throws -> Int {
         try executor.count(plan)
     }

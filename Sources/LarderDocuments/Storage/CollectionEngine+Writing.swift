@@ -86,6 +86,8 @@ extension CollectionEngine {
     /// The key values of each of `indexes`, one index after another, in `document`.
     private static func keyValues(of document: JSON, rowID: Int64, indexes: [IndexDefinition], defaults: JSON) -> [JSON] {
         var values: [JSON] = []
+        // One index after another: room for all at once, not regrown as they come.
+        values.reserveCapacity(indexes.reduce(0) { $0 + $1.keys.count })
         for index in indexes { index.appendKeyValues(of: document, rowID: rowID, defaults: defaults, to: &values) }
         return values
     }
@@ -238,12 +240,12 @@ extension CollectionEngine {
                 }
             }
             for key in oldKeys where !newKeys.contains(key) {
-                write.indexChanges[index.id, default: IndexChanges()].changed[key] = false
+                write.indexChanges[index.id, default: IndexChanges()].change(key, isAdded: false)
                 // Only unique checks ask what this write removed.
                 if index.isUnique { write.removed[index.id, default: []].insert(key) }
             }
             for key in newKeys where !oldKeys.contains(key) {
-                write.indexChanges[index.id, default: IndexChanges()].changed[key] = true
+                write.indexChanges[index.id, default: IndexChanges()].change(key, isAdded: true)
                 if index.isUnique { write.removed[index.id]?.remove(key) }
             }
         }
