@@ -13,10 +13,8 @@ extension DataBuffer {
     /// ```
     @inlinable @inline(__always)
     public mutating func readUInt8() throws -> UInt8 {
+        try requireBytes(1)
         let position = cursor
-        guard position >= 0, position < bytes.count else {
-            throw DataBufferError.truncated(offset: position, needed: 1, available: bytes.count - position)
-        }
         cursor = position + 1
         return bytes[position]
     }
@@ -327,7 +325,7 @@ extension DataBuffer {
     // MARK: Helpers
 
     /// Throws unless `count` more bytes can be read.
-    @inline(__always)
+    @inlinable @inline(__always)
     internal func requireBytes(_ count: Int) throws {
         guard count <= bytes.count - readPosition else {
             throw DataBufferError.truncated(offset: readPosition, needed: count, available: bytes.count - readPosition)
@@ -351,11 +349,8 @@ extension DataBuffer {
     @inlinable @inline(__always)
     internal mutating func readLittleEndian<T: FixedWidthInteger>() throws -> T {
         let size = MemoryLayout<T>.size
+        try requireBytes(size)
         let position = cursor
-        let available = bytes.count - position
-        guard size <= available else {
-            throw DataBufferError.truncated(offset: position, needed: size, available: available)
-        }
         cursor = position + size
         return bytes.withUnsafeBytes { $0.loadLittleEndian(T.self, at: position) }
     }
