@@ -107,6 +107,8 @@ package struct PendingRecords {
         let ordered = isSorted ? changes : changes.enumerated()
             .sorted { ($0.element.rowID, $0.offset) < ($1.element.rowID, $1.offset) }.map(\.element)
         var page: [UInt8] = []
+        // A page's entries, written in place and appended to `page` in one copy.
+        var entries = ByteRoom(capacity: 4096)
         var gained = 0
         try bytes.withUnsafeBytes { all in
             var start = 0
@@ -123,19 +125,19 @@ package struct PendingRecords {
                     if mayExist {
                         try backend.readValue(forKey: key, in: table) { stored in
                             guard let stored else {
-                                (before, after) = try merge(nil, number: number, ordered[start ..< end], all, into: &page,
+                                (before, after) = try merge(nil, number: number, ordered[start ..< end], all, into: &page, entries: &entries,
                                                             mayCarryOver: true)
                                 return
                             }
                             // Envelopes are copied as they are: only into a page of the same kind.
                             let mayCarryOver = PageSealing.Kind(of: stored) == writing.kind
                             try reading.withOpenedPage(stored, number: number, scratch: &opened, layout: layout) { existing, _ in
-                                (before, after) = try merge(existing, number: number, ordered[start ..< end], all, into: &page,
+                                (before, after) = try merge(existing, number: number, ordered[start ..< end], all, into: &page, entries: &entries,
                                                             mayCarryOver: mayCarryOver)
                             }
                         }
                     } else {
-                        (before, after) = try merge(nil, number: number, ordered[start ..< end], all, into: &page,
+                        (before, after) = try merge(nil, number: number, ordered[start ..< end], all, into: &page, entries: &entries,
                                                     mayCarryOver: true)
                     }
                 } catch let damage as RecordPage.Damage {
@@ -164,7 +166,8 @@ package struct PendingRecords {
     /// Without `mayCarryOver`, a record of `existing` that no change replaces is damage (its
     /// envelope is of the other kind of page).
     private func merge(_ existing: UnsafeRawBufferPointer?, number: UInt64, _ changes: ArraySlice<Change>,
-                       _ all: UnsafeRawBufferPointer, into page: inout [UInt8], mayCarryOver: Bool) throws -> (Int, Int) {
+                       _ all: UnsafeRawBufferPointer, into page: inout [UInt8], entries: inout ByteRoom,
+                       mayCarryOver: Bool) throws -> (Int, Int) {
         let layout = layout
         var reader = try existing.map { page throws(RecordPage.Damage) in
             try RecordPage.Reader(page: page, firstRowID: layout.firstRowID(ofPage: number), layout: layout)
@@ -172,13 +175,13 @@ package struct PendingRecords {
         var current = try reader?.next()
         var before = current == nil ? 0 : 1
         var after = 0
-        RecordPage.beginPage(in: &page, layout: layout)
+        var length = 0
         var index = changes.startIndex
         while index < changes.endIndex || current != nil {
             let changeSlot = index < changes.endIndex ? layout.slot(of: changes[index].rowID) : Int.max
             if let (slot, envelope) = current, slot < changeSlot {
                 guard mayCarryOver else { throw RecordPage.Damage(firstRowID: layout.firstRowID(ofPage: number)) }
-                RecordPage.appendEntry(slot: slot, envelope: envelope, to: &page)
+                RecordPage.writeEntry(slot: slot, envelope: envelope, into: &entries, at: &length)
                 after += 1
                 current = try reader?.next()
                 if current != nil { before += 1 }
@@ -194,10 +197,12 @@ package struct PendingRecords {
             }
             if change.envelopeCount >= 0 {
                 let envelope = UnsafeRawBufferPointer(rebasing: all[change.envelopeStart ..< change.envelopeStart + change.envelopeCount])
-                RecordPage.appendEntry(slot: changeSlot, envelope: envelope, to: &page)
+                RecordPage.writeEntry(slot: changeSlot, envelope: envelope, into: &entries, at: &length)
                 after += 1
             }
         }
+        RecordPage.beginPage(in: &page, layout: layout)
+        page.appendBytes(entries.bytes(length))
         RecordPage.finishPage(&page, layout: layout)
         return (before, after)
     }
