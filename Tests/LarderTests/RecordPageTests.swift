@@ -157,6 +157,35 @@ import Testing
         #expect(try store.object(of: Song.self, rowID: 1)?.title == "after")
     }
 
+    /// A save writes its pages' entries in place (``RecordPage/writeEntry(slot:envelope:into:at:)``):
+    /// the same bytes ``RecordPage/appendEntry(slot:envelope:to:)`` appends, for lengths of one,
+    /// two and three varint bytes, in a room that starts at one byte and must grow.
+    @Test func anEntryWrittenInPlaceIsTheEntryAppended() throws {
+        var room = ByteRoom(capacity: 1)
+        var length = 0
+        var appended: [UInt8] = []
+        for (slot, size) in [(0, 0), (1, 1), (5, 127), (6, 128), (17, 300), (31, 20_000)] {
+            let envelope = (0 ..< size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ slot) }
+            envelope.withUnsafeBytes {
+                RecordPage.appendEntry(slot: slot, envelope: $0, to: &appended)
+                RecordPage.writeEntry(slot: slot, envelope: $0, into: &room, at: &length)
+            }
+            #expect(length == appended.count)
+            #expect(Array(room.bytes(length)) == appended)
+        }
+        // Read back as a page: every envelope at its slot.
+        var page: [UInt8] = []
+        RecordPage.beginPage(in: &page, layout: .objects)
+        page.appendBytes(room.bytes(length))
+        RecordPage.finishPage(&page, layout: .objects)
+        var slots: [(UInt64, Int)] = []
+        try page.withUnsafeBytes { bytes in
+            try RecordPage.forEachRecord(in: bytes, number: 0, layout: .objects) { slots.append(($0, $1.count)) }
+        }
+        #expect(slots.map(\.0) == [0, 1, 5, 6, 17, 31])
+        #expect(slots.map(\.1) == [0, 1, 127, 128, 300, 20_000])
+    }
+
     @Test func rowIDRangesCountTheirMembers() {
         #expect(RowIDRanges().count == 0)
         #expect(RowIDRanges().union([1, 2, 3, 10]).count == 4)
