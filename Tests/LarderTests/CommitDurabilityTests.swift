@@ -2,7 +2,8 @@
 // record of file operations: `.full` reaches every sync (journal, directory, files, Tokyo
 // Cabinet's undo logs) and `.noSync` none; a commit that fails on any file is rolled forward;
 // a failure during that roll-forward refuses work until a reopen finishes the save; a failed
-// save's journal is removed durably; a torn journal is discarded at open.
+// save's journal is removed durably; a torn journal is discarded at open; a save reuses the
+// emptied journal of the last one.
 
 import Foundation
 import Testing
@@ -42,6 +43,63 @@ import Testing
         return recorder.operations
     }
 
+    @Test func laterSavesReuseTheEmptiedJournalWithoutSyncingItsNameAgain() throws {
+        let directory = TemporaryDirectory("durability-reuse")
+        let (store, backend) = try storeWithAChange(directory, durability: .full)
+        try store.saveChanges()
+        // The journal is cleared, not removed: its name, synced by the first save, stays.
+        let cleared = try #require(try FileIO.read(backend.journalPath))
+        #expect(!CommitJournal.isUncleared(cleared) && CommitJournal.decode(cleared) == nil)
+        try store.allObjects(of: Song.self)[1].title = "Changed again"
+        let recorder = FaultInjector.recorder()
+        backend.faultInjector = recorder
+        try store.saveChanges()
+        backend.faultInjector = nil
+        let second = recorder.operations
+        #expect(second.first == "write journal _journal", "\(second)")
+        // No directory sync: no file was created (the undo logs' names are durable too).
+        #expect(!second.contains { $0.hasPrefix("sync directory") }, "\(second)")
+        #expect(second.last == "clear journal _journal", "\(second)")
+        #expect(try CommitJournal.isUncleared(#require(try FileIO.read(backend.journalPath))) == false)
+        try store.close()
+        // Closing removes the cleared journal; both saves are there.
+        #expect(!FileManager.default.fileExists(atPath: directory.file("_journal")))
+        let reopened = try directory.openStore()
+        #expect(try reopened.allObjects(of: Song.self).map(\.title).filter { $0.hasPrefix("Changed") }.sorted() == ["Changed", "Changed again"])
+    }
+
+    @Test func aClearedJournalLeftByAKilledProcessIsNoCommitInFlight() throws {
+        let directory = TemporaryDirectory("durability-cleared-journal")
+        do {
+            let (store, _) = try storeWithAChange(directory, durability: .full)
+            try store.saveChanges()
+            try store.close()
+        }
+        // What a process killed between saves leaves: the last journal, its header cleared.
+        // (This one's batch would retitle song 1: applied, it would show.)
+        var content = DataBuffer()
+        content.write("From a cleared journal")
+        content.write(UInt32(1))
+        let backend = try TokyoCabinetBackend(path: directory.path)
+        let batch = try RawRecords(backend: backend, table: "Song").batch([1: RawRecords.sealed(content, rowID: 1)], deleting: [])
+        try backend.close()
+        let journalPath = directory.file("_journal")
+        try Data(CommitJournal.encode(batch)).write(to: URL(fileURLWithPath: journalPath))
+        try CommitJournal.clear(at: journalPath)
+        let readOnly = try Store(path: directory.path, configuration: .init(readOnly: true))
+        try readOnly.register(Song.self)
+        #expect(try readOnly.object(of: Song.self, rowID: 1)?.title == "Changed")
+        try readOnly.close()
+        let reopened = try directory.openStore()
+        #expect(try reopened.object(of: Song.self, rowID: 1)?.title == "Changed")
+        #expect(try reopened.verify().isHealthy)
+        #expect(!FileManager.default.fileExists(atPath: journalPath))
+        // The same journal not cleared is replayed: the clearing is what tells them apart.
+        try reopened.close()
+        try Data(CommitJournal.encode(batch)).write(to: URL(fileURLWithPath: journalPath))
+        #expect(try directory.openStore().object(of: Song.self, rowID: 1)?.title == "From a cleared journal")
+    }
+
     @Test func fullDurabilityReachesEverySyncStepAndNoSyncNone() throws {
         let full = try operationsOfASave(durability: .full)
         let committed = full.filter { $0.hasPrefix("commit ") }.map { $0.dropFirst("commit ".count) }
@@ -54,32 +112,20 @@ import Testing
         // directory is synced once more, before the first write.
         let firstWrite = try #require(full.firstIndex { $0.hasPrefix("write ") && !$0.hasSuffix("_journal") })
         #expect(full[firstBegin..<firstWrite].contains { $0.hasPrefix("sync directory ") }, "\(full)")
-        // After the commits: each file, then its undo log, synced, before the journal goes.
+        // Each commit syncs its file (HDBOTSYNC), so the file is not synced again; its undo
+        // log, which the commit empties without a sync, is synced before the journal is emptied.
         for file in committed {
-            let fileSync = try #require(full.firstIndex(of: "sync \(file)"), "\(full)")
+            let commit = try #require(full.firstIndex(of: "commit \(file)"), "\(full)")
             let logSync = try #require(full.firstIndex(of: "sync undo log \(file).wal"), "\(full)")
-            let removal = try #require(full.firstIndex(of: "remove journal _journal"))
-            #expect(fileSync < logSync && logSync < removal)
+            let emptying = try #require(full.firstIndex(of: "clear journal _journal"), "\(full)")
+            #expect(commit < logSync && logSync < emptying)
+            #expect(!full.contains("sync \(file)"), "\(full)")
         }
 
         let noSync = try operationsOfASave(durability: .noSync)
         #expect(noSync.contains("write journal _journal"))
         #expect(noSync.filter { $0.hasPrefix("commit ") }.count == committed.count)
         #expect(!noSync.contains { $0.hasPrefix("sync") }, "\(noSync)")
-    }
-
-    @Test func aSecondSaveDoesNotSyncTheDirectoryForUndoLogsAgain() throws {
-        let directory = TemporaryDirectory("durability-second")
-        let (store, backend) = try storeWithAChange(directory, durability: .full)
-        try store.saveChanges()
-        try store.allObjects(of: Song.self)[1].title = "Changed again"
-        let recorder = FaultInjector.recorder()
-        backend.faultInjector = recorder
-        try store.saveChanges()
-        backend.faultInjector = nil
-        try store.close()
-        // Only the journal's own directory sync: the undo log of Song.tch is durable already.
-        #expect(recorder.operations.filter { $0.hasPrefix("sync directory") }.count == 1, "\(recorder.operations)")
     }
 
     /// Checks that `store` refuses to save until it is reopened (`needsRecovery`), then

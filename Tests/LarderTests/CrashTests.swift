@@ -35,7 +35,8 @@ import LarderTestSupport
             let acks = try String(contentsOfFile: ackPath, encoding: .utf8).split(separator: "\n")
             // The last save the store had, or the last one acknowledged since, whichever is later.
             lastAcknowledged = max(lastAcknowledged, acks.last.flatMap { UInt64($0) } ?? 0)
-            if FileManager.default.fileExists(atPath: directory.file("_journal")) { journalsSeen += 1 }
+            // A save clears the journal (and reuses it); a kill inside a commit leaves it uncleared.
+            if let journal = try FileIO.read(directory.file("_journal")), CommitJournal.isUncleared(journal) { journalsSeen += 1 }
 
             let result = try Worker.run(["check", directory.path])
             let parts = result.split(separator: " ")

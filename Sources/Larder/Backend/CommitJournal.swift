@@ -1,7 +1,8 @@
 // CommitJournal: the redo log that makes a save atomic across files. Before a batch touches
 // any Tokyo Cabinet file, all of it is written to `_journal` with a checksum (and synced, in
-// `.full` durability); after every file has it, the journal is removed. A complete journal
-// found on open is applied again (puts and deletes are idempotent); a torn one is discarded.
+// `.full` durability); after every file has it, the journal is cleared (zeros over its header)
+// and the next save writes the same file again. A complete journal found on open is applied
+// again (puts and deletes are idempotent); a torn or cleared one is discarded.
 //
 // File layout (docs/FORMAT.md):
 //   magic "LARDERJ1" (8) | payload length, UInt64 LE (8) | CRC-32 of payload, UInt32 LE (4) | payload
@@ -26,13 +27,14 @@ internal enum CommitJournal {
         return file
     }
 
-    /// Writes the journal of `batch` to a new file at `path` (replacing any), a megabyte at a
-    /// time, not built whole first: a batch can be tens of megabytes, and a copy of it costs
-    /// its pages' faults as well as the copy. The header, which holds the length and checksum,
-    /// is written last over zeros: a journal cut short has no valid header. With `sync`,
-    /// fsyncs the file. The file's bytes are ``encode(_:)``'s.
+    /// Writes the journal of `batch` to the file at `path` (over any, which it reuses), a
+    /// megabyte at a time, not built whole first: a batch can be tens of megabytes, and a copy
+    /// of it costs its pages' faults as well as the copy. The header, which holds the length
+    /// and checksum, is written last over zeros: a journal cut short has no valid header, and
+    /// one cut before the old journal's longer tail was cut off has the wrong length. With
+    /// `sync`, fsyncs the file. The file's bytes are ``encode(_:)``'s.
     static func write(_ batch: WriteBatch, to path: String, sync: Bool) throws {
-        try FileIO.withNewFile(at: path, sync: sync) { file in
+        try FileIO.withRewrittenFile(at: path, sync: sync) { file in
             var piece = [UInt8](repeating: 0, count: headerSize)
             piece.reserveCapacity(pieceSize + (64 << 10))
             var payloadStart = headerSize
@@ -52,6 +54,19 @@ internal enum CommitJournal {
             try flush(&piece)
             try header(payloadLength: length, crc: crc).withUnsafeBytes { try file.write($0, at: 0) }
         }
+    }
+
+    /// Marks the journal at `path` applied: zeros over its header, so that it no longer
+    /// decodes (what the next save's journal overwrites). Not synced: a journal whose clearing
+    /// a power cut undoes is the last save's, and replaying it rewrites the same values.
+    static func clear(at path: String) throws {
+        try FileIO.overwrite([UInt8](repeating: 0, count: headerSize), at: 0, inFileAt: path)
+    }
+
+    /// Whether `file` starts with a journal's magic: a journal written and not yet cleared
+    /// (whole or torn).
+    static func isUncleared(_ file: [UInt8]) -> Bool {
+        file.starts(with: magic)
     }
 
     /// How many bytes ``write(_:to:sync:)`` gathers before each write.

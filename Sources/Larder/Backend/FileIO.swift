@@ -105,6 +105,35 @@ internal enum FileIO {
         return Int(status.st_size)
     }
 
+    /// Opens the file at `path` (created if missing) for writing from its start, without
+    /// emptying it first, and calls `body` with it; then cuts the file where `body`'s appends
+    /// ended and, with `sync`, fsyncs it. Emptying a file to rewrite it (`O_TRUNC`) makes ext4
+    /// write it out at close (its guard for files replaced by truncation): a file rewritten at
+    /// every save would cost a disk write per save even without sync.
+    static func withRewrittenFile(at path: String, sync: Bool, _ body: (NewFile) throws -> Void) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("create", path) }
+        defer { close(fd) }
+        try body(NewFile(descriptor: fd, path: path))
+        let end = lseek(fd, 0, SEEK_CUR)
+        var status = stat()
+        guard end >= 0, fstat(fd, &status) == 0 else { throw failure("stat", path) }
+        if status.st_size > end, ftruncate(fd, end) != 0 { throw failure("truncate", path) }
+        if sync, fsync(fd) != 0 { throw failure("fsync", path) }
+    }
+
+    /// Writes `bytes` at `offset` of the existing file at `path`; a missing file is not an
+    /// error.
+    static func overwrite(_ bytes: [UInt8], at offset: Int, inFileAt path: String) throws {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return }
+            throw failure("open", path)
+        }
+        defer { close(fd) }
+        try bytes.withUnsafeBytes { try writeAll($0, to: fd, path: path, at: offset) }
+    }
+
     /// Removes the file at `path`; a missing file is not an error.
     static func remove(_ path: String) throws {
         if unlink(path) != 0 && errno != ENOENT { throw failure("remove", path) }

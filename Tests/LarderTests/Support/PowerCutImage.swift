@@ -28,14 +28,20 @@ struct PowerCutImage {
         let names = useDurableNames ? try durableNames() : current
         var mixedPages = 0
         var neverSynced: [String] = []
-        for (inode, name) in names.sorted(by: { $0.value < $1.value }) {
+        for (inode, links) in names.sorted(by: { $0.value[0] < $1.value[0] }) {
+            let name = links[0]
             if contents(shadowPath + "/\(inode)") == nil { neverSynced.append(name) }
             let synced = contents(shadowPath + "/\(inode)") ?? Data()
-            let atCut = current[inode].flatMap { contents(storePath + "/" + $0) }
+            let atCut = current[inode].flatMap { contents(storePath + "/" + $0[0]) }
                 ?? contents(shadowPath + "/gone-\(inode)") ?? synced
             let (bytes, mixed) = mix(synced, atCut, using: &generator)
             mixedPages += mixed
             try bytes.write(to: URL(fileURLWithPath: target + "/" + name))
+            // A file with several names (one linked into place under its final name, say)
+            // keeps them all: hard links to the one file.
+            for other in links.dropFirst() {
+                try manager.linkItem(atPath: target + "/" + name, toPath: target + "/" + other)
+            }
         }
         return "\(useDurableNames ? "durable" : "current") names (\(names.count) files), \(mixedPages) pages taken from the last sync where the cut differs"
             + (neverSynced.isEmpty ? "" : "; never synced: \(neverSynced.joined(separator: ", "))")
@@ -68,25 +74,26 @@ struct PowerCutImage {
         return (result, fromSynced)
     }
 
-    /// The directory's names at the cut, by inode.
-    private func currentNames() throws -> [UInt64: String] {
-        var names: [UInt64: String] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: storePath) {
+    /// The directory's names at the cut, by inode (every name of a file, sorted).
+    private func currentNames() throws -> [UInt64: [String]] {
+        var names: [UInt64: [String]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: storePath).sorted() {
             let attributes = try FileManager.default.attributesOfItem(atPath: storePath + "/" + name)
-            if let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value { names[inode] = name }
+            if let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value { names[inode, default: []].append(name) }
         }
         return names
     }
 
-    /// The names at the last fsync of the directory, by inode (lines "inode name").
-    private func durableNames() throws -> [UInt64: String] {
+    /// The names at the last fsync of the directory, by inode (lines "inode name"; every name
+    /// of a file, sorted).
+    private func durableNames() throws -> [UInt64: [String]] {
         let text = String(decoding: contents(shadowPath + "/namespace") ?? Data(), as: UTF8.self)
-        var names: [UInt64: String] = [:]
+        var names: [UInt64: [String]] = [:]
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, let inode = UInt64(parts[0]) { names[inode] = String(parts[1]) }
+            if parts.count == 2, let inode = UInt64(parts[0]) { names[inode, default: []].append(String(parts[1])) }
         }
-        return names
+        return names.mapValues { $0.sorted() }
     }
 
     private func contents(_ path: String) -> Data? {

@@ -214,6 +214,10 @@ internal final class BTreeDatabase {
         }
     }
 
+    /// False: whether Tokyo Cabinet's B+tree commit syncs the file under `BDBOTSYNC` is not
+    /// established here, so the file is synced after its commit.
+    var commitSyncsFile: Bool { false }
+
     /// Writes the file's buffers to the device (fsync).
     func sync() throws {
         let handle = try openHandle()

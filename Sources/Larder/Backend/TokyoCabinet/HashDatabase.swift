@@ -27,6 +27,10 @@ internal final class HashDatabase {
 
     private(set) var path: String
     private var handle: UnsafeMutablePointer<TCHDB>?
+    /// True when a commit syncs the file itself (`HDBOTSYNC`: Tokyo Cabinet's commit msyncs
+    /// and fsyncs the file before it empties the undo log), so no sync of the file is needed
+    /// after one.
+    let commitSyncsFile: Bool
 
     /// Opens the file at `path`. With `syncsTransactions`, Tokyo Cabinet fsyncs its undo log
     /// (`<file>.wal`) after every record of it, before the bytes it saves are changed, and
@@ -34,6 +38,7 @@ internal final class HashDatabase {
     /// leaves a log that restores the file whole at the next open.
     init(path: String, tuning: Tuning, readOnly: Bool, syncsTransactions: Bool = false) throws {
         self.path = path
+        commitSyncsFile = syncsTransactions && !readOnly
         guard let handle = tchdbnew() else {
             throw BackendError.cannotOpen(path: path, reason: "out of memory")
         }

@@ -17,6 +17,9 @@ internal protocol TableDatabase: AnyObject {
     func putNew(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer) throws
     func delete(_ key: UnsafeRawBufferPointer) throws
     func sync() throws
+    /// True when ``commit()`` leaves the file synced to the device: a sync after it would
+    /// only repeat the msync of the whole mapping and the fsync.
+    var commitSyncsFile: Bool { get }
 }
 
 extension HashDatabase: TableDatabase {}

@@ -27,12 +27,15 @@ extension TokyoCabinetBackend {
         do {
             try injectFault("write journal", journalPath)
             try CommitJournal.write(batch, to: journalPath, sync: sync)
-            if sync {
+            // The journal's name must be durable before any file changes; once it is, the
+            // file stays (cleared between saves) and its name needs no sync again.
+            if sync && !journalNameIsDurable {
                 try injectFault("sync directory", path)
                 try FileIO.syncDirectory(path)
+                journalNameIsDurable = true
             }
         } catch {
-            try? FileIO.remove(journalPath)
+            removeJournal()
             throw error
         }
         do {
@@ -42,6 +45,7 @@ extension TokyoCabinetBackend {
             // one that a power cut brings back (its unlink not yet durable) or that cannot be
             // removed would apply the failed save at the next open.
             do {
+                journalNameIsDurable = false
                 try FileIO.remove(journalPath)
                 if sync {
                     try injectFault("sync directory", path)
@@ -61,10 +65,19 @@ extension TokyoCabinetBackend {
                 try rollForward(batch)
             }
         }
-        // A journal left behind (or brought back by a power cut: its unlink is not synced) is
-        // harmless: it is this save's, the last one, and replaying it rewrites the same values.
-        // The next save's journal replaces it, and is synced into the directory first.
-        try? injectFault("remove journal", journalPath)
+        // The journal is cleared, not removed: the next save writes the same file again
+        // instead of creating one and syncing its name into the directory (SQLite's persistent
+        // journal). A journal left whole (or brought back by a power cut: its clearing is not
+        // synced) is harmless: it is this save's, the last one, and replaying it rewrites the
+        // same values. The next save's journal overwrites it, its header written last.
+        try? injectFault("clear journal", journalPath)
+        try? CommitJournal.clear(at: journalPath)
+    }
+
+    /// Removes the journal of a batch that failed before any file had it (best effort here:
+    /// the caller removes it again where it must be gone); its name is no longer durable.
+    private func removeJournal() {
+        journalNameIsDurable = false
         try? FileIO.remove(journalPath)
     }
 
@@ -201,12 +214,16 @@ extension TokyoCabinetBackend {
 
     /// Syncs the batch's files, then their undo logs: Tokyo Cabinet empties a file's log at
     /// commit without syncing it, and a log a power cut brings back would undo the commit at
-    /// the next open after the journal that redoes it is gone.
+    /// the next open after the journal that redoes it is gone. A file whose commit synced it
+    /// (``TableDatabase/commitSyncsFile``) or written through a shadow copy (synced before
+    /// its rename) is not synced again; its log still is.
     func syncFiles(of batch: WriteBatch) throws {
         for table in batch.tables {
             guard let database = try database(for: table) else { continue }
-            try injectFault("sync", database.path)
-            try database.sync()
+            if !database.commitSyncsFile {
+                try injectFault("sync", database.path)
+                try database.sync()
+            }
             let undoLog = Self.undoLogPath(of: database.path)
             if FileIO.exists(undoLog) {
                 try injectFault("sync undo log", undoLog)

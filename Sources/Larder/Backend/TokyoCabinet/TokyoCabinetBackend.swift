@@ -33,6 +33,10 @@ public final class TokyoCabinetBackend: Backend, FaultInjectable {
     var needsRecovery = false
     /// Files whose undo log was created and synced into the directory since they were opened.
     var filesWithDurableUndoLog: Set<String> = []
+    /// True while the commit journal's file exists and its name was synced into the directory
+    /// (after the first `.full` save): later saves reuse the file, cleared, and need no
+    /// directory sync for it.
+    var journalNameIsDurable = false
     /// Fails a chosen file operation (tests only).
     package var faultInjector: FaultInjector?
     /// When a batch is written through a shadow copy of a file (ShadowCopy); tests choose
@@ -66,6 +70,7 @@ public final class TokyoCabinetBackend: Backend, FaultInjectable {
     /// ```
     public init(path: String, configuration: BackendConfiguration) throws {
         self.path = path
+        journalPath = (path as NSString).appendingPathComponent("_journal")
         self.configuration = configuration
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -103,10 +108,10 @@ public final class TokyoCabinetBackend: Backend, FaultInjectable {
         orderedTables.insert(table)
     }
 
-    /// The commit journal's file, present only while a batch is being applied.
-    package var journalPath: String {
-        (path as NSString).appendingPathComponent("_journal")
-    }
+    /// The commit journal's file: written before a batch touches any other file, cleared
+    /// once every file has it (a save reuses the file rather than creating and unlinking one),
+    /// removed when the store closes.
+    package let journalPath: String
 
     /// True when the store was opened with `readOnly`: ``apply(_:)`` throws.
     ///
@@ -275,6 +280,9 @@ public final class TokyoCabinetBackend: Backend, FaultInjectable {
             do { try database.close() } catch { firstError = firstError ?? error }
         }
         databases.removeAll()
+        // Every save ended with the journal cleared, unless one could not be finished: its
+        // journal stays for the next open to replay.
+        if !configuration.readOnly && !needsRecovery { try? FileIO.remove(journalPath) }
         if let firstError { throw firstError }
     }
 }
