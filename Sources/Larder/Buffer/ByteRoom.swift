@@ -30,6 +30,20 @@ struct ByteRoom: ~Copyable {
         capacity = size
     }
 
+    /// Writes `value` as a varint at `target`, which has room for it (at most 10 bytes);
+    /// returns where it ends.
+    @inline(__always)
+    static func storeVarInt(_ value: UInt64, at target: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        var value = value, target = target
+        while value >= 0x80 {
+            target.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, as: UInt8.self)
+            value >>= 7
+            target += 1
+        }
+        target.storeBytes(of: UInt8(value), as: UInt8.self)
+        return target + 1
+    }
+
     /// The first `count` bytes, which the caller has written.
     func bytes(_ count: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: base, count: min(count, capacity))

@@ -81,8 +81,8 @@ package struct IndexRunBuilder: ~Copyable {
             // Two varints of at most 10 bytes each, then the suffix.
             let suffix = entry.count - written
             body.reserve(bodyCount + 20 + suffix, keeping: bodyCount)
-            var position = Self.store(UInt64(written), at: body.base + bodyCount)
-            position = Self.store(UInt64(suffix), at: position)
+            var position = ByteRoom.storeVarInt(UInt64(written), at: body.base + bodyCount)
+            position = ByteRoom.storeVarInt(UInt64(suffix), at: position)
             Self.copy(suffix, from: source + written, to: position)
             bodyCount = position + suffix - body.base
         }
@@ -92,19 +92,6 @@ package struct IndexRunBuilder: ~Copyable {
         Self.copy(entry.count - kept, from: source + kept, to: previous.base + kept)
         previousCount = entry.count
         count += 1
-    }
-
-    /// Writes `value` as a varint at `target`, which has room; returns where it ends.
-    @inline(__always)
-    private static func store(_ value: UInt64, at target: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
-        var value = value, target = target
-        while value >= 0x80 {
-            target.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, as: UInt8.self)
-            value >>= 7
-            target += 1
-        }
-        target.storeBytes(of: UInt8(value), as: UInt8.self)
-        return target + 1
     }
 
     /// Copies `count` bytes: the few of an entry's suffix one by one, more with memcpy.

@@ -175,22 +175,13 @@ package enum RecordPage {
     static func writeEntry(slot: Int, envelope: UnsafeRawBufferPointer, into room: inout ByteRoom, at length: inout Int) {
         // The slot byte, a varint of at most 10 bytes, the envelope.
         room.reserve(length + 11 + envelope.count, keeping: length)
-        let base = room.base
-        var position = length
-        base.storeBytes(of: UInt8(truncatingIfNeeded: slot), toByteOffset: position, as: UInt8.self)
-        position += 1
-        var size = UInt64(envelope.count)
-        while size >= 0x80 {
-            base.storeBytes(of: UInt8(truncatingIfNeeded: size) | 0x80, toByteOffset: position, as: UInt8.self)
-            position += 1
-            size >>= 7
-        }
-        base.storeBytes(of: UInt8(truncatingIfNeeded: size), toByteOffset: position, as: UInt8.self)
-        position += 1
+        let start = room.base + length
+        start.storeBytes(of: UInt8(truncatingIfNeeded: slot), as: UInt8.self)
+        let body = ByteRoom.storeVarInt(UInt64(envelope.count), at: start + 1)
         if let source = envelope.baseAddress, envelope.count > 0 {
-            (base + position).copyMemory(from: source, byteCount: envelope.count)
+            body.copyMemory(from: source, byteCount: envelope.count)
         }
-        length = position + envelope.count
+        length = room.base.distance(to: body) + envelope.count
     }
 
     /// Ends a page begun with ``beginPage(in:layout:)`` whose entries are all appended: puts
