@@ -64,6 +64,7 @@ import LarderTestSupport
         let absent = (0 ..< 200).map { _ in bytes(Int.random(in: 1 ... 41, using: &generator), using: &generator) }
             .filter { model[$0] == nil }
         try expectInPlace(model, absent: absent, in: database)
+        try expectAllAtOnce(model, absent: absent, in: database)
 
         // Overwrites with larger values move records; smaller ones stay; removals free space
         // that later records reuse.
@@ -100,6 +101,25 @@ import LarderTestSupport
         var visited = 0
         #expect(try database.mappedRecords { _, _ in visited += 1; return visited < 10 })
         #expect(visited == 10)
+    }
+
+    /// Reads every key of `model` in one call (windows of walks side by side: many keys share
+    /// a bucket's tree), in a shuffled order: the values in that order; and none at all when
+    /// one key of a window is absent.
+    private func expectAllAtOnce(_ model: [[UInt8]: [UInt8]], absent: [[UInt8]], in database: HashDatabase) throws {
+        var generator = SplitMix(seed: 29)
+        let keys = model.keys.sorted { $0.lexicographicallyPrecedes($1) }.shuffled(using: &generator)
+        var values = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: keys.count)
+        let inPlace = try values.withUnsafeMutableBufferPointer { try database.valuesInPlace(forKeys: PackedKeys(keys), into: $0) }
+        #expect(inPlace)
+        #expect(values.map(Array.init).elementsEqual(keys.map { model[$0] ?? [] }))
+        for missing in absent.prefix(20) {
+            // In the middle of a window, after keys that are found.
+            var withMissing = Array(keys.prefix(40))
+            withMissing.insert(missing, at: 21)
+            var none = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: withMissing.count)
+            #expect(try !none.withUnsafeMutableBufferPointer { try database.valuesInPlace(forKeys: PackedKeys(withMissing), into: $0) })
+        }
     }
 
     /// Every record as a walk in place (`mapped`) or tchdbforeach gives them, in order.

@@ -56,11 +56,9 @@ enum MappedRecordLookup {
                     for slot in 0 ..< windowCount {
                         hashes[slot] = MappedRecordLookup.hashes(of: keys[window + slot], bucketCount: file.bucketCount)
                     }
-                    file.prefetch(buckets: UnsafeBufferPointer(rebasing: hashes[..<windowCount]))
-                    for slot in 0 ..< windowCount {
-                        guard let value = file.value(forKey: keys[window + slot], hashes: hashes[slot]) else { return false }
-                        values[window + slot] = value
-                    }
+                    let windowHashes = UnsafeBufferPointer(rebasing: hashes[..<windowCount])
+                    file.prefetch(buckets: windowHashes)
+                    guard file.values(forKeys: keys, from: window, hashes: windowHashes, into: values) else { return false }
                 }
                 return true
             }
@@ -202,6 +200,62 @@ enum MappedRecordLookup {
                 offset = order > 0 ? record.left : record.right
             }
             return nil
+        }
+
+        /// Puts into `values` from position `first` on the values of the keys of `keys` from
+        /// `first` on whose hashes are `hashes` (one each, in order), as
+        /// ``value(forKey:hashes:)`` finds them; false when one is not found. The walks go on
+        /// side by side, a step of each in turn, each step asking for the record its walk goes
+        /// to next: the cache misses of a window's walks overlap, where one walk after another
+        /// waited for each record of its tree in turn (about three a lookup: page keys share
+        /// buckets).
+        func values(forKeys keys: PackedKeys.UnsafeKeys, from first: Int,
+                    hashes: UnsafeBufferPointer<(bucket: UInt64, secondHash: UInt8)>,
+                    into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) -> Bool {
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: hashes.count) { offsets in
+                // Each walk's next record; -1 once its value is found.
+                for (slot, (bucket, _)) in zip(offsets.indices, hashes) {
+                    offsets[slot] = link(at: MappedRecordLookup.bucketsOffset + Int(bucket) * linkSize)
+                }
+                var remaining = hashes.count
+                // A walk takes a step a round: after `maximumSteps` rounds, one that has not
+                // ended took as many steps as value(forKey:hashes:) allows.
+                for _ in 0 ..< MappedRecordLookup.maximumSteps {
+                    guard remaining > 0 else { return true }
+                    for slot in 0 ..< hashes.count where offsets[slot] >= 0 {
+                        let offset = offsets[slot]
+                        guard offset > 0, let hashHere = secondHashOfRecord(at: offset) else { return false }
+                        let secondHash = hashes[slot].secondHash
+                        let next: Int
+                        if secondHash != hashHere {
+                            next = link(at: offset + 2 + (secondHash > hashHere ? 0 : linkSize))
+                        } else {
+                            guard let record = record(at: offset) else { return false }
+                            let key = keys[first + slot]
+                            let order: Int
+                            if key.count != record.key.count {
+                                order = key.count > record.key.count ? 1 : -1
+                            } else {
+                                let compared = MappedRecordLookup.compare(key, record.key)
+                                if compared == 0 {
+                                    values[first + slot] = record.value
+                                    offsets[slot] = -1
+                                    remaining -= 1
+                                    continue
+                                }
+                                order = compared > 0 ? 1 : -1
+                            }
+                            next = order > 0 ? record.left : record.right
+                        }
+                        offsets[slot] = next
+                        // The next record's header and key, read in the next round.
+                        if next > 0 {
+                            for line in stride(from: next, to: min(next + 128, end), by: 64) { CacheLinePrefetch.request(base + line) }
+                        }
+                    }
+                }
+                return remaining == 0
+            }
         }
 
         /// Asks for the buckets of keys whose hashes are `hashes`, then for the first lines of
