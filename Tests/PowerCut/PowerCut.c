@@ -1,8 +1,8 @@
 // PowerCut: an LD_PRELOAD interposer for the power-loss test. In a process started with
 // POWERCUT_DIR (a store directory), POWERCUT_SHADOW (an empty directory for its records) and
 // POWERCUT_AT (an operation number), it counts every write-like operation on a file of the store
-// directory (open with O_CREAT, write, pwrite, writev, ftruncate, truncate, fsync, fdatasync,
-// msync, rename, link, unlink) and, at operation POWERCUT_AT, ends the process with _exit(86) before
+// directory (open with O_CREAT, write, pwrite, writev, ftruncate, fsync, fdatasync, msync,
+// rename, link, unlink) and, at operation POWERCUT_AT, ends the process with _exit(86) before
 // doing it, or after doing the first 512-byte sectors of a write (a torn write).
 // Meanwhile it records what a power cut would keep: at each fsync, fdatasync or msync(MS_SYNC)
 // of a file, the file's synced bytes go to SHADOW/<inode>; at each fsync of the store
@@ -36,8 +36,6 @@ static unsigned long long randomState;
 static int active;
 static char tracked[MAX_FDS];          // 1 if the fd is a file of the store directory, 2 if the directory
 static struct { char *address; size_t length; off_t offset; ino_t inode; int fd; } maps[MAX_MAPS];
-
-static int nameStep(int dirfd, const char *path, int gone);
 
 #define REAL(name, type) static type real_##name; if (!real_##name) real_##name = (type)dlsym(RTLD_NEXT, #name)
 
@@ -266,17 +264,6 @@ int ftruncate(int fd, off_t length) {
 }
 
 int ftruncate64(int fd, off_t length) { return ftruncate(fd, length); }
-
-// By name (the commit journal is emptied so): a step a cut can land on; nothing is recorded,
-// since a truncation is durable only through a later fsync of the file.
-int truncate(const char *path, off_t length) {
-    nameStep(AT_FDCWD, path, 0);
-    typedef int (*truncate_t)(const char *, off_t);
-    REAL(truncate, truncate_t);
-    return real_truncate(path, length);
-}
-
-int truncate64(const char *path, off_t length) { return truncate(path, length); }
 
 static int syncCommon(int fd, const char *name) {
     if (isTracked(fd)) step(fd, NULL, 0, 0, 0);
