@@ -5,6 +5,7 @@
 
 import Foundation
 import Testing
+@testable import Larder
 @testable import LarderDocuments
 import LarderTestSupport
 
@@ -52,8 +53,7 @@ import LarderTestSupport
             #expect(killed, "seed \(seed) kill \(round): the worker ended by \(Self.ending(of: process))")
             // A save clears the journal's header (and reuses it); a kill inside a commit leaves
             // it uncleared.
-            let journal = FileManager.default.contents(atPath: temporary.path + "/_journal")
-            if journal?.starts(with: Array("LARDERJ1".utf8)) == true { journalsSeen += 1 }
+            if let journal = try FileIO.read(temporary.path + "/_journal"), CommitJournal.isUncleared(journal) { journalsSeen += 1 }
             let acks = try String(contentsOfFile: ackPath, encoding: .utf8).split(separator: "\n")
             lastAcknowledged = max(lastAcknowledged, acks.last.flatMap { Int($0) } ?? 0)
             let (checker, output) = try Self.start(["check", temporary.path])
