@@ -36,17 +36,6 @@ private final class Latch: Sendable {
     func release() { released.signal() }
 }
 
-/// Waits until `condition` holds, up to 300 s of clock time (a guard against a hang only: see
-/// ObservedValues).
-private func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(300)
-    while !condition() {
-        if Date() > deadline { return false }
-        try? await Task.sleep(nanoseconds: 1_000_000)
-    }
-    return true
-}
-
 // Serialized: a test that holds a read mid-closure blocks one of the task threads (a read runs
 // on the calling task's thread), and two such tests at once would block both.
 @Suite(.serialized) struct StorePoolTests {
@@ -395,8 +384,7 @@ private func eventually(_ condition: () -> Bool) async -> Bool {
             }
             title.update { $0 = found.compactMap { $0 ?? nil }.joined(separator: ", ") }
         }
-        let deadline = Date().addingTimeInterval(10)
-        while title.current == nil, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        _ = await eventually(within: .seconds(10)) { title.current != nil }
         let readWhileHeld = title.current
         latch.release()
         try await read.value

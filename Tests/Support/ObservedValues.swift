@@ -1,10 +1,8 @@
 // ObservedValues: what a reader task got from a stream (an observation, a change feed), for
 // tests that must not hang when a value they expect never comes: the task reads the stream and
-// keeps its values and how it ended; the test waits for a count (or the end) with a deadline.
-// The deadline only stops a hang (a test that passes waits no longer than its values take): it
-// is generous, because under `make test` the other suites' long synchronous tests (a crash test
-// runs for minutes) can keep both of a 2-core machine's task threads busy, and a reader that has
-// not run yet is not a value missing (a documents observation once waited over 60 s for one).
+// keeps its values and how it ended; the test waits for a count (or the end) with `eventually`
+// (whose limit counts only the time the test itself runs, so that starvation of the task
+// threads by other suites is not taken for a missing value).
 
 import Foundation
 
@@ -45,23 +43,18 @@ public final class ObservedValues<Value: Sendable>: @unchecked Sendable {
     public var error: (any Error)? { withState { $0.error } }
     public var isFinished: Bool { withState { $0.isFinished } }
 
-    /// Waits until `count` values came (true), or the deadline passed (false).
+    /// Waits until `count` values came (true), or `eventually`'s limit passed (false).
     public func waitFor(count: Int) async -> Bool {
         await wait { $0.values.count >= count }
     }
 
-    /// Waits until the stream ended (true), or the deadline passed (false).
+    /// Waits until the stream ended (true), or `eventually`'s limit passed (false).
     public func waitForEnd() async -> Bool {
         await wait { $0.isFinished }
     }
 
     private func wait(until condition: (State) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(300)
-        while ContinuousClock.now < deadline {
-            if withState({ condition($0) }) { return true }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return withState { condition($0) }
+        await eventually { withState { condition($0) } }
     }
 
     private func withState<R>(_ body: (inout State) -> R) -> R {
