@@ -51,16 +51,22 @@ enum MappedRecordLookup {
         // Each key's hashes are computed once, for its prefetch and its lookup.
         return keys.withUnsafeKeys { keys in
             withUnsafeTemporaryAllocation(of: (bucket: UInt64, secondHash: UInt8).self, capacity: prefetchWindow) { hashes in
-                for window in stride(from: 0, to: keys.count, by: prefetchWindow) {
-                    let windowCount = min(prefetchWindow, keys.count - window)
-                    for slot in 0 ..< windowCount {
-                        hashes[slot] = MappedRecordLookup.hashes(of: keys[window + slot], bucketCount: file.bucketCount)
+                withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: prefetchWindow) { windowKeys in
+                    for window in stride(from: 0, to: keys.count, by: prefetchWindow) {
+                        let windowCount = min(prefetchWindow, keys.count - window)
+                        for slot in 0 ..< windowCount {
+                            let key = keys[window + slot]
+                            windowKeys.initializeElement(at: slot, to: key)
+                            hashes.initializeElement(at: slot, to: MappedRecordLookup.hashes(of: key, bucketCount: file.bucketCount))
+                        }
+                        let windowHashes = UnsafeBufferPointer(rebasing: hashes[..<windowCount])
+                        file.prefetch(buckets: windowHashes)
+                        let windowValues = UnsafeMutableBufferPointer(rebasing: values[window ..< window + windowCount])
+                        let keysOfWindow = UnsafeBufferPointer(rebasing: windowKeys[..<windowCount])
+                        guard file.values(forKeys: keysOfWindow, hashes: windowHashes, into: windowValues) else { return false }
                     }
-                    let windowHashes = UnsafeBufferPointer(rebasing: hashes[..<windowCount])
-                    file.prefetch(buckets: windowHashes)
-                    guard file.values(forKeys: keys, from: window, hashes: windowHashes, into: values) else { return false }
+                    return true
                 }
-                return true
             }
         }
     }
@@ -177,39 +183,59 @@ enum MappedRecordLookup {
         /// The value of the record with `key`, whose bucket and second hash are `hashes`
         /// (``MappedRecordLookup/hashes(of:bucketCount:)``), or nil as ``value(forKey:)``.
         func value(forKey key: UnsafeRawBufferPointer, hashes: (bucket: UInt64, secondHash: UInt8)) -> UnsafeRawBufferPointer? {
-            let (bucket, secondHash) = hashes
-            var offset = link(at: MappedRecordLookup.bucketsOffset + Int(bucket) * linkSize)
+            var offset = link(at: MappedRecordLookup.bucketsOffset + Int(hashes.bucket) * linkSize)
             for _ in 0 ..< MappedRecordLookup.maximumSteps {
-                // Most records on the way differ by their second hash: their header says where
-                // to go on, their sizes are not parsed. (Page keys that differ only in their
-                // last bytes share few buckets: a lookup passes about three records.)
-                guard offset > 0, let hashHere = secondHashOfRecord(at: offset) else { return nil }
-                if secondHash != hashHere {
-                    offset = link(at: offset + 2 + (secondHash > hashHere ? 0 : linkSize))
-                    continue
+                switch step(from: offset, secondHash: hashes.secondHash, key: key) {
+                case .found(let value): return value
+                case .next(let next): offset = next
+                case .stop: return nil
                 }
-                guard let record = record(at: offset) else { return nil }
-                let order: Int
-                if key.count != record.key.count {
-                    order = key.count > record.key.count ? 1 : -1
-                } else {
-                    let compared = MappedRecordLookup.compare(key, record.key)
-                    if compared == 0 { return record.value }
-                    order = compared > 0 ? 1 : -1
-                }
-                offset = order > 0 ? record.left : record.right
             }
             return nil
         }
 
-        /// Puts into `values` from position `first` on the values of the keys of `keys` from
-        /// `first` on whose hashes are `hashes` (one each, in order), as
-        /// ``value(forKey:hashes:)`` finds them; false when one is not found. The walks go on
-        /// side by side, a step of each in turn, each step asking for the record its walk goes
-        /// to next: the cache misses of a window's walks overlap, where one walk after another
-        /// waited for each record of its tree in turn (about three a lookup: page keys share
-        /// buckets).
-        func values(forKeys keys: PackedKeys.UnsafeKeys, from first: Int,
+        /// Where one step of a walk from the record at `offset`, for a key whose second hash is
+        /// `secondHash`, leads.
+        enum Step {
+            /// The record has the key: its value.
+            case found(UnsafeRawBufferPointer)
+            /// The record the walk goes to next (0: none, which ends it at the next step).
+            case next(Int)
+            /// No record in use at `offset`, or one that does not parse: the walk ends.
+            case stop
+        }
+
+        /// The step of ``value(forKey:hashes:)`` and ``values(forKeys:hashes:into:)`` from the
+        /// record at `offset` for `key`. Most records on the way differ by their second hash:
+        /// their header says where to go on, their sizes are not parsed. (Page keys that differ
+        /// only in their last bytes share few buckets: a lookup passes about three records.)
+        /// Transparent: marked `@inline(__always)` it was left a call from both walks (PointRead
+        /// counted 2% more instructions), which must cost nothing for sharing it.
+        @_transparent
+        func step(from offset: Int, secondHash: UInt8, key: UnsafeRawBufferPointer) -> Step {
+            guard offset > 0, let hashHere = secondHashOfRecord(at: offset) else { return .stop }
+            if secondHash != hashHere {
+                return .next(link(at: offset + 2 + (secondHash > hashHere ? 0 : linkSize)))
+            }
+            guard let record = record(at: offset) else { return .stop }
+            let order: Int
+            if key.count != record.key.count {
+                order = key.count > record.key.count ? 1 : -1
+            } else {
+                let compared = MappedRecordLookup.compare(key, record.key)
+                if compared == 0 { return .found(record.value) }
+                order = compared > 0 ? 1 : -1
+            }
+            return .next(order > 0 ? record.left : record.right)
+        }
+
+        /// Puts into `values` the values of `keys`, whose hashes are `hashes` (one each, in
+        /// order), as ``value(forKey:hashes:)`` finds them, with its step; false when one is not
+        /// found. The walks go on side by side, a step of each in turn, each step asking for the
+        /// record its walk goes to next: the cache misses of a window's walks overlap, where one
+        /// walk after another waited for each record of its tree in turn (about three a lookup:
+        /// page keys share buckets).
+        func values(forKeys keys: UnsafeBufferPointer<UnsafeRawBufferPointer>,
                     hashes: UnsafeBufferPointer<(bucket: UInt64, secondHash: UInt8)>,
                     into values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) -> Bool {
             withUnsafeTemporaryAllocation(of: Int.self, capacity: hashes.count) { offsets in
@@ -223,29 +249,15 @@ enum MappedRecordLookup {
                 for _ in 0 ..< MappedRecordLookup.maximumSteps {
                     guard remaining > 0 else { return true }
                     for slot in 0 ..< hashes.count where offsets[slot] >= 0 {
-                        let offset = offsets[slot]
-                        guard offset > 0, let hashHere = secondHashOfRecord(at: offset) else { return false }
-                        let secondHash = hashes[slot].secondHash
                         let next: Int
-                        if secondHash != hashHere {
-                            next = link(at: offset + 2 + (secondHash > hashHere ? 0 : linkSize))
-                        } else {
-                            guard let record = record(at: offset) else { return false }
-                            let key = keys[first + slot]
-                            let order: Int
-                            if key.count != record.key.count {
-                                order = key.count > record.key.count ? 1 : -1
-                            } else {
-                                let compared = MappedRecordLookup.compare(key, record.key)
-                                if compared == 0 {
-                                    values[first + slot] = record.value
-                                    offsets[slot] = -1
-                                    remaining -= 1
-                                    continue
-                                }
-                                order = compared > 0 ? 1 : -1
-                            }
-                            next = order > 0 ? record.left : record.right
+                        switch step(from: offsets[slot], secondHash: hashes[slot].secondHash, key: keys[slot]) {
+                        case .found(let value):
+                            values[slot] = value
+                            offsets[slot] = -1
+                            remaining -= 1
+                            continue
+                        case .next(let offset): next = offset
+                        case .stop: return false
                         }
                         offsets[slot] = next
                         // The next record's header and key, read in the next round.
