@@ -138,4 +138,44 @@ import Testing
         #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 2)) { _ = try store.object(of: Song.self, rowID: 2) }
         #expect(try store.verify().problems.contains(.corruptRecord(class: "Song", rowID: 0)))
     }
+
+    @Test func aPageSealedWithTheAssociatedDataOfTheFormatOpensAndNoOtherDoes() throws {
+        // The associated data spelled out as docs/FORMAT.md gives it: the bytes stores were
+        // written with, whatever builds them in the code.
+        let cipher = try RecordCipher(key: Array(repeating: 7, count: 32))
+        let classID: UInt64 = 0x0102_0304_0506_0708
+        let number: UInt64 = 0x1122_3344_5566_7788
+        let associatedData: [UInt8] = Array("larder/page".utf8)
+            + [0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01]
+            + [0x50, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88]
+            + [0x52]
+        let page: [UInt8] = [0x50, 0x03, 0x02, 0x01, 0x00]
+        var sealed: [UInt8] = [PageSeal.format]
+        try page.withUnsafeBytes { plaintext in
+            try associatedData.withUnsafeBytes { associatedData in
+                try cipher.seal(plaintext, nonce: Array(repeating: 9, count: 12), authenticating: associatedData, appendingTo: &sealed)
+            }
+        }
+        var opened: [UInt8] = []
+        try sealed.withUnsafeBytes { try PageSeal.open($0, number: number, cipher: cipher, scope: classID, into: &opened) }
+        #expect(opened == page)
+        // Another page number or another class does not open it.
+        #expect(throws: RecordCipher.Failure.authenticationFailed) {
+            try sealed.withUnsafeBytes { try PageSeal.open($0, number: number + 1, cipher: cipher, scope: classID, into: &opened) }
+        }
+        #expect(throws: RecordCipher.Failure.authenticationFailed) {
+            try sealed.withUnsafeBytes { try PageSeal.open($0, number: number, cipher: cipher, scope: classID ^ 1, into: &opened) }
+        }
+        // And what PageSeal seals opens with the format's associated data.
+        var resealed = page
+        var scratch: [UInt8] = []
+        try PageSeal.seal(&resealed, number: number, cipher: cipher, scope: classID, scratch: &scratch)
+        var plaintext: [UInt8] = []
+        try resealed.withUnsafeBytes { sealedPage in
+            try associatedData.withUnsafeBytes { associatedData in
+                try cipher.open(UnsafeRawBufferPointer(rebasing: sealedPage[1...]), authenticating: associatedData, into: &plaintext)
+            }
+        }
+        #expect(plaintext == page)
+    }
 }
