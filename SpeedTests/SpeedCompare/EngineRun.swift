@@ -46,6 +46,10 @@ struct EngineRun {
                     continue
                 }
                 let arguments = [workload.rawValue, "--dir", runDirectory, "--scale", scale, "--durability", durability]
+                // What earlier workloads wrote without fsync (`nosync`) would otherwise be written
+                // back by the kernel about 30 s later, inside whichever workload runs then, on
+                // either engine: flushed first, each workload starts with nothing left to write.
+                sync()
                 let start = Date()
                 let (output, error) = runChild(executable, arguments, environment: environment, logDirectory: baseDirectory)
                 // Only lines that belong to this run count.
