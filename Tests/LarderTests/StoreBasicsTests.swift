@@ -99,6 +99,25 @@ import Testing
         #expect(try store.object(of: Song.self, rowID: 11) === extra)
     }
 
+    @Test func aNewClassKnowsItsCountWithoutReadingItsFile() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.openStore()
+        for i in 1 ... 100 { try store.insert(Song(title: "\(i)", seconds: 0)) }
+        try store.saveChanges()
+        try store.delete(try #require(try store.object(of: Song.self, rowID: 7)))
+        try store.saveChanges()
+        // Page 0 overwritten behind the store's back: a count that read the file would see it.
+        var batch = WriteBatch()
+        batch.put([0x50, 40, 0], forKey: RecordPage.key(forPage: 0), in: "Song")
+        try store.backend.apply(batch)
+        #expect(try store.count(of: Song.self) == 99)
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 0)) { _ = try store.allObjects(of: Song.self) }
+        try store.close()
+        // Reopened, a class with rowIDs handed out counts its file.
+        let reopened = try directory.openStore()
+        #expect(throws: StoreError.corruptRecord(class: "Song", rowID: 0)) { _ = try reopened.count(of: Song.self) }
+    }
+
     @Test(arguments: BackendKind.withEtcd) func forEachObjectVisitsEveryObjectAndKeepsNoneAlive(_ backend: BackendKind) throws {
         let directory = TemporaryDirectory(backend: backend)
         let store = try directory.openStore()

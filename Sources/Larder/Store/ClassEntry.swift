@@ -42,7 +42,8 @@ internal final class ClassEntry {
     /// The page of the class file read last.
     @exclusivity(unchecked) var pageCache = PageCache()
     /// The number of records in the class file, once counted (``Store/count(of:)``), kept up
-    /// to date by saves.
+    /// to date by saves; known from the start (0) for a class that never handed out a rowID,
+    /// so that counting after a bulk load into a new class reads no page.
     @exclusivity(unchecked) var savedRecordCount: Int?
     /// The records the save in progress writes (empty between saves).
     @exclusivity(unchecked) var pendingRecords = PendingRecords()
@@ -64,6 +65,9 @@ internal final class ClassEntry {
         self.keepsHistory = type.keepsHistory
         self.nextRowID = record.nextRowID
         self.savedNextRowID = record.nextRowID
+        // Any record in the file of a class that handed out no rowID would be damage (a rowID
+        // never handed out): the count the store can stand behind is 0.
+        self.savedRecordCount = record.nextRowID <= 1 ? 0 : nil
         self.deletedRowIDs = record.deletedRowIDs
         self.needsRecordWrite = record.version != type.version
     }
