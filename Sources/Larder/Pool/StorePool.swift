@@ -243,13 +243,16 @@ public final class StorePool: Sendable {
     }
 
     /// An idle context of `generation`, or a new one: a context of an older generation holds
-    /// objects and pages of that state, and is dropped.
+    /// objects and pages of that state, and is dropped (closed after the lock is let go: the
+    /// other reads take and give back their contexts under it).
     private func readContext(at generation: UInt64) throws -> PoolContext {
-        let idle = idleReaders.withLock { idle -> PoolContext? in
-            if let index = idle.lastIndex(where: { $0.generation == generation }) { return idle.remove(at: index) }
+        let (idle, stale) = idleReaders.withLock { idle -> (PoolContext?, [PoolContext]) in
+            if let index = idle.lastIndex(where: { $0.generation == generation }) { return (idle.remove(at: index), []) }
+            let stale = idle.filter { $0.generation < generation }
             idle.removeAll { $0.generation < generation }
-            return nil
+            return (nil, stale)
         }
+        withExtendedLifetime(stale) {}   // freed here, the lock let go
         if let idle { return idle }
         return try opening.open(SnapshotView(shared: files, generation: generation), seed: seed.withLock { $0 })
     }
