@@ -17,13 +17,27 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     private struct TableKey: Hashable {
         let table: String
         let key: [UInt8]
+        /// The table's name and the key's bytes hashed when the key is made, before the lock
+        /// its look-up runs under is taken: every point read of a pool looks a page up here,
+        /// under the lock its writer and the other reads take too, and hashing the name and
+        /// the bytes there made each hold longer (the dictionary then mixes only this number).
+        let digest: Int
 
-        /// The key's bytes in one call: the synthesized hash feeds an array to the hasher an
-        /// element at a time, and every point read of a pool looks a page up here, under the
-        /// lock its writer takes too.
-        func hash(into hasher: inout Hasher) {
+        init(table: String, key: [UInt8]) {
+            self.table = table
+            self.key = key
+            var hasher = Hasher()
             hasher.combine(table)
             key.withUnsafeBytes { hasher.combine(bytes: $0) }
+            digest = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(digest)
+        }
+
+        static func == (lhs: TableKey, rhs: TableKey) -> Bool {
+            lhs.digest == rhs.digest && lhs.key == rhs.key && lhs.table == rhs.table
         }
     }
 
@@ -49,11 +63,19 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         var visible: UInt64 = 0
 
         /// Drops the undos no read needs: a read of generation g needs those above g, and a
-        /// read that begins later begins at `visible`.
-        mutating func prune() {
-            guard !undos.isEmpty else { return }
+        /// read that begins later begins at `visible`. Returns them, so that the caller frees
+        /// their images after it lets go of the lock (a reader's `endRead` or the writer's
+        /// commit would otherwise free a commit's dictionaries while the other reads wait).
+        mutating func prune() -> [CommitUndo] {
+            guard !undos.isEmpty else { return [] }
             let floor = min(readers.keys.min() ?? visible, visible)
-            undos.removeAll { $0.generation <= floor }
+            var dropped: [CommitUndo] = []
+            undos.removeAll { undo in
+                guard undo.generation <= floor else { return false }
+                dropped.append(undo)
+                return true
+            }
+            return dropped
         }
 
         /// The earliest before-image of `key` among the undos of commits after `generation`.
@@ -72,12 +94,12 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
         }
 
         /// Keeps `image` as the newest value of `key`, its cost counted (a replaced value's
-        /// taken off).
-        mutating func keepNewest(_ image: CommitUndo.BeforeImage, of key: [UInt8], in table: String) {
-            if let replaced = newest.updateValue(image, forKey: TableKey(table: table, key: key)) {
-                newestBytes -= Self.cost(of: key, replaced)
-            }
-            newestBytes += Self.cost(of: key, image)
+        /// taken off, and returned for the caller to free outside the lock).
+        mutating func keepNewest(_ image: CommitUndo.BeforeImage, of key: TableKey) -> CommitUndo.BeforeImage? {
+            let replaced = newest.updateValue(image, forKey: key)
+            if let replaced { newestBytes -= Self.cost(of: key.key, replaced) }
+            newestBytes += Self.cost(of: key.key, image)
+            return replaced
         }
 
         /// What a newest value takes of ``newestByteLimit``: its key, its bytes, and about 64 of
@@ -118,19 +140,21 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     /// Makes `generation` (committed) the one reads begin at, and drops the undos only the
     /// older ones needed.
     func publish(_ generation: UInt64) {
-        state.withLock { state in
+        let dropped = state.withLock { state in
             state.visible = min(generation, state.generation)
-            state.prune()
+            return state.prune()
         }
+        withExtendedLifetime(dropped) {}   // freed here, the lock let go
     }
 
     /// Ends a read begun at `generation`, dropping the undos only it needed.
     func endRead(_ generation: UInt64) {
-        state.withLock { state in
+        let dropped = state.withLock { state in
             let left = (state.readers[generation] ?? 1) - 1
             state.readers[generation] = left > 0 ? left : nil
-            state.prune()
+            return state.prune()
         }
+        withExtendedLifetime(dropped) {}   // freed here, the lock let go
     }
 
     /// Runs `body` with the files, under the lock.
@@ -154,20 +178,23 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
     /// them holds the same value now). Needs no files' lock: a commit forgets the keys it writes
     /// in the same lock hold that keeps their images.
     func knownValue(of key: [UInt8], in table: String, at generation: UInt64) -> CommitUndo.BeforeImage? {
-        state.withLock { state in
+        let tableKey = TableKey(table: table, key: key)
+        return state.withLock { state in
             let changedSince = newestUndo.load(ordering: .relaxed) > generation
             return (changedSince ? state.image(of: key, in: table, after: generation) : nil)
-                ?? state.newest[TableKey(table: table, key: key)]
+                ?? state.newest[tableKey]
         }
     }
 
     /// Keeps `value`, just read from the files under their lock by a read that found no later
     /// commit's image of it: it is the newest generation's.
     func keepNewest(_ value: [UInt8]?, of key: [UInt8], in table: String) {
-        state.withLock { state in
+        let tableKey = TableKey(table: table, key: key)
+        let replaced = state.withLock { state in
             state.makeRoom(for: 0)
-            state.keepNewest(CommitUndo.BeforeImage(bytes: value), of: key, in: table)
+            return state.keepNewest(CommitUndo.BeforeImage(bytes: value), of: tableKey)
         }
+        withExtendedLifetime(replaced) {}   // freed here, the lock let go
     }
 
     /// Every key of `table` a commit after `generation` changed, with its value at
@@ -252,54 +279,79 @@ internal final class SnapshotBackend: Backend, @unchecked Sendable {
                 undo.keep(.init(bytes: bytes), of: key, in: table)
             }
         }
-        state.withLock { state in
+        // Keys hashed and values copied before the lock is taken, and what the lock's holds
+        // drop freed after it is let go: the reads wait for each hold.
+        let written = Self.writtenValues(of: batch)
+        let forgotten = state.withLock { state in
             if let failed = state.undos.last, failed.generation == undo.generation {
                 undo.absorb(failed)
                 state.undos.removeLast()
             }
             state.undos.append(undo)
-            Self.forgetNewest(of: batch, in: &state)
+            return Self.forgetNewest(of: written.keys, in: &state)
         }
+        withExtendedLifetime(forgotten) {}   // freed here, the lock let go
         newestUndo.store(undo.generation, ordering: .relaxed)
         // A commit that throws keeps its undo (the files may hold part of it): reads go on
         // seeing the generation before it, and the next commit takes its images over.
         try base.apply(batch)
-        state.withLock { state in
+        let dropped = state.withLock { state in
             state.generation = undo.generation
-            Self.keepNewest(of: batch, in: &state)
-            state.prune()
+            let replaced = written.images.map { Self.keepNewest($0, of: written.keys, cost: batch.byteCount + 64 * batch.operationCount, in: &state) }
+            return (replaced, state.prune())
         }
+        withExtendedLifetime(dropped) {}   // freed here, the lock let go
     }
 
     func close() throws {
         try withFiles { try $0.close() }
     }
 
-    /// Forgets the newest values of the keys `batch` writes.
-    private static func forgetNewest(of batch: WriteBatch, in state: inout State) {
-        guard !state.newest.isEmpty else { return }
-        for table in batch.tables {
-            batch.forEachOperation(in: table) { _, key, _ in
-                if let gone = state.newest.removeValue(forKey: TableKey(table: table, key: Array(key))) {
-                    state.newestBytes -= State.cost(of: key, gone)
-                }
-            }
-        }
-    }
-
-    /// Keeps what `batch`, just committed, wrote as the newest values of its keys (a removed
-    /// key: none), when it is small beside ``newestByteLimit``: the reads of the generation it
-    /// makes find them without the files' lock, which the next commit may hold for its whole
-    /// write (a `.full` commit: a dozen fsyncs). No read of that generation has begun yet, and
-    /// reads of older ones take these keys from the commit's undo.
-    private static func keepNewest(of batch: WriteBatch, in state: inout State) {
-        guard batch.byteCount <= newestByteLimit / 16 else { return }
-        state.makeRoom(for: batch.byteCount + 64 * batch.operationCount)
+    /// The keys `batch` writes, and the values it leaves them (nil bytes: removed) when it is
+    /// small beside ``newestByteLimit`` (else nil: ``keepNewest(_:of:cost:in:)`` keeps none).
+    private static func writtenValues(of batch: WriteBatch) -> (keys: [TableKey], images: [CommitUndo.BeforeImage]?) {
+        let keepsValues = batch.byteCount <= newestByteLimit / 16
+        var keys: [TableKey] = []
+        var images: [CommitUndo.BeforeImage] = []
+        keys.reserveCapacity(batch.operationCount)
+        if keepsValues { images.reserveCapacity(batch.operationCount) }
         for table in batch.tables {
             batch.forEachOperation(in: table) { kind, key, value in
-                state.keepNewest(CommitUndo.BeforeImage(bytes: kind == .delete ? nil : Array(value)), of: Array(key), in: table)
+                keys.append(TableKey(table: table, key: Array(key)))
+                if keepsValues { images.append(CommitUndo.BeforeImage(bytes: kind == .delete ? nil : Array(value))) }
             }
         }
+        return (keys, keepsValues ? images : nil)
+    }
+
+    /// Forgets the newest values of `keys` (the keys a batch writes); returns them, for the
+    /// caller to free once the lock is let go.
+    private static func forgetNewest(of keys: [TableKey], in state: inout State) -> [CommitUndo.BeforeImage] {
+        guard !state.newest.isEmpty else { return [] }
+        var gone: [CommitUndo.BeforeImage] = []
+        for key in keys {
+            if let image = state.newest.removeValue(forKey: key) {
+                state.newestBytes -= State.cost(of: key.key, image)
+                gone.append(image)
+            }
+        }
+        return gone
+    }
+
+    /// Keeps `images`, what a batch just committed wrote to `keys` (`cost`: its bytes and
+    /// operations), as the newest values of those keys: the reads of the generation it makes
+    /// find them without the files' lock, which the next commit may hold for its whole write
+    /// (a `.full` commit: a dozen fsyncs). No read of that generation has begun yet, and reads
+    /// of older ones take these keys from the commit's undo. Returns the values replaced, for
+    /// the caller to free once the lock is let go.
+    private static func keepNewest(_ images: [CommitUndo.BeforeImage], of keys: [TableKey], cost: Int,
+                                   in state: inout State) -> [CommitUndo.BeforeImage] {
+        state.makeRoom(for: cost)
+        var replaced: [CommitUndo.BeforeImage] = []
+        for (key, image) in zip(keys, images) {
+            if let old = state.keepNewest(image, of: key) { replaced.append(old) }
+        }
+        return replaced
     }
 
     func compact() throws {

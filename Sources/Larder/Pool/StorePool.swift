@@ -46,8 +46,11 @@ public final class StorePool: Sendable {
     private let readGate: AsyncGate
     private let maximumReaderCount: Int
     private let idleReaders = Locked<[PoolContext]>([])
-    /// The writer's saved metadata after the last write (ContextSeed).
-    private let seed: Locked<ContextSeed>
+    /// The writer's saved metadata after the last write (ContextSeed), and that of the
+    /// generation before it: a read registered at that one just before a commit was published
+    /// (its thread preempted by the writer's, say) opens from it instead of from the files,
+    /// which means walking `_store` and waiting for the files' lock the next commit holds.
+    private let seeds: Locked<(previous: ContextSeed?, newest: ContextSeed)>
     private let writeQueue = DispatchQueue(label: "Larder.StorePool.writer")
     private let closed = Atomic(false)
 
@@ -83,7 +86,7 @@ public final class StorePool: Sendable {
         opening = try ContextOpening(configuration: configuration, classes: classes, cipher: store.cipher)
         self.maximumReaderCount = max(1, maximumReaderCount)
         readGate = AsyncGate(places: self.maximumReaderCount)
-        seed = Locked(store.contextSeed(generation: files.generation))
+        seeds = Locked((previous: nil, newest: store.contextSeed(generation: files.generation)))
         files.publish(files.generation)
         store.commitAdopted = { [unowned self] in publishWritersState() }
     }
@@ -209,7 +212,7 @@ public final class StorePool: Sendable {
     /// from the files (for the tests, which compare the two). No write may run meanwhile.
     internal func newReadContext(seeded: Bool) throws -> Store {
         let view = SnapshotView(shared: files, generation: files.generation)
-        let seed = seeded ? seed.withLock { $0 } : writer.store.contextSeed(generation: .max)
+        let seed = seeded ? seeds.withLock { $0.newest } : writer.store.contextSeed(generation: .max)
         return try opening.open(view, seed: seed).store
     }
 
@@ -234,7 +237,10 @@ public final class StorePool: Sendable {
     /// hears of a change reads it) and at the end of each write.
     private func publishWritersState() {
         let newest = writer.store.contextSeed(generation: files.generation)
-        seed.withLock { $0 = newest }
+        seeds.withLock { seeds in
+            if seeds.newest.generation != newest.generation { seeds.previous = seeds.newest }
+            seeds.newest = newest
+        }
         files.publish(newest.generation)
     }
 
@@ -243,14 +249,20 @@ public final class StorePool: Sendable {
     }
 
     /// An idle context of `generation`, or a new one: a context of an older generation holds
-    /// objects and pages of that state, and is dropped.
+    /// objects and pages of that state, and is dropped (closed after the lock is let go: the
+    /// other reads take and give back their contexts under it).
     private func readContext(at generation: UInt64) throws -> PoolContext {
-        let idle = idleReaders.withLock { idle -> PoolContext? in
-            if let index = idle.lastIndex(where: { $0.generation == generation }) { return idle.remove(at: index) }
+        let (idle, stale) = idleReaders.withLock { idle -> (PoolContext?, [PoolContext]) in
+            if let index = idle.lastIndex(where: { $0.generation == generation }) { return (idle.remove(at: index), []) }
+            let stale = idle.filter { $0.generation < generation }
             idle.removeAll { $0.generation < generation }
-            return nil
+            return (nil, stale)
         }
+        withExtendedLifetime(stale) {}   // freed here, the lock let go
         if let idle { return idle }
-        return try opening.open(SnapshotView(shared: files, generation: generation), seed: seed.withLock { $0 })
+        let seed = seeds.withLock { seeds in
+            seeds.previous.flatMap { $0.generation == generation ? $0 : nil } ?? seeds.newest
+        }
+        return try opening.open(SnapshotView(shared: files, generation: generation), seed: seed)
     }
 }
