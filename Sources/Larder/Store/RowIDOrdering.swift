@@ -37,36 +37,47 @@ extension Store {
     /// Puts the `count` object references at `references` in rowID order, in place: a bit per
     /// rowID below `tableSize` says which are present, so an object's place is the number of
     /// present rowIDs below its own, and following each object to its place (a cycle sort)
-    /// moves every one at most once. It needs 2 bits per rowID, not a table of a reference per
-    /// rowID (8 MB for a million objects, fetched whole at the peak of a fetch's memory), and
-    /// objects already in place (a file mostly in rowID order) are not moved. False, with
-    /// nothing moved, when a rowID is `tableSize` or above or repeated.
+    /// moves every one at most once. It needs 5 bits per rowID (the bitmap, and a count per
+    /// byte of it), not a table of a reference per rowID (8 MB for a million objects, fetched
+    /// whole at the peak of a fetch's memory), and objects already in place (a file mostly in
+    /// rowID order) are not moved. False, with nothing moved, when a rowID is `tableSize` or
+    /// above or repeated.
     @usableFromInline
     internal static func placeByRowID(_ references: UnsafeMutablePointer<UnsafeMutableRawPointer>,
                                       count: Int, tableSize: Int) -> Bool {
+        guard count < Int(UInt32.max), tableSize > 0 else { return false }
         func rowID(at index: Int) -> UInt64 {
             Unmanaged<StoredObject>.fromOpaque(references[index])._withUnsafeGuaranteedRef { $0.rowID }
         }
-        let wordCount = (tableSize + 63) / 64
-        var present = [UInt64](repeating: 0, count: wordCount)
+        let byteCount = (tableSize + 7) / 8
+        let present = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCount)
+        present.initialize(repeating: 0, count: byteCount)
+        defer { present.deallocate() }
         for index in 0 ..< count {
             let rowID = rowID(at: index)
             guard rowID < UInt64(tableSize) else { return false }
-            let word = Int(rowID >> 6)
-            let bit = UInt64(1) << (rowID & 63)
-            guard present[word] & bit == 0 else { return false }
-            present[word] |= bit
+            let byte = Int(truncatingIfNeeded: rowID >> 3)
+            let bit = UInt8(1) << UInt8(truncatingIfNeeded: rowID & 7)
+            guard present[byte] & bit == 0 else { return false }
+            present[byte] |= bit
         }
-        // The number of present rowIDs below each word's first.
-        var below = [Int](repeating: 0, count: wordCount)
-        var total = 0
-        for word in 0 ..< wordCount {
-            below[word] = total
-            total += present[word].nonzeroBitCount
+        // The bits set in each byte value, and the present rowIDs below each byte's first
+        // (a table lookup where the target may have no population-count instruction).
+        let bitCounts = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        defer { bitCounts.deallocate() }
+        bitCounts[0] = 0
+        for value in 1 ..< 256 { bitCounts[value] = bitCounts[value >> 1] &+ UInt8(value & 1) }
+        let below = UnsafeMutablePointer<UInt32>.allocate(capacity: byteCount)
+        defer { below.deallocate() }
+        var total: UInt32 = 0
+        for byte in 0 ..< byteCount {
+            below[byte] = total
+            total &+= UInt32(bitCounts[Int(present[byte])])
         }
         func place(of rowID: UInt64) -> Int {
-            let word = Int(rowID >> 6)
-            return below[word] + (present[word] & ((UInt64(1) << (rowID & 63)) &- 1)).nonzeroBitCount
+            let byte = Int(truncatingIfNeeded: rowID >> 3)
+            let lower = present[byte] & ((UInt8(1) << UInt8(truncatingIfNeeded: rowID & 7)) &- 1)
+            return Int(below[byte]) + Int(bitCounts[Int(lower)])
         }
         for index in 0 ..< count {
             var target = place(of: rowID(at: index))
