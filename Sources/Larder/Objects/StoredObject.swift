@@ -44,6 +44,13 @@ open class StoredObject {
     /// start at 1 and are never handed out twice within a class, even after a delete.
     @exclusivity(unchecked) public final internal(set) var rowID: RowID = 0
 
+    /// The object's flags and the anchor of its class entry and store, in one word: with
+    /// ``rowID``, all a stored object adds to its header (16 bytes), so a subclass's fields
+    /// start 32 bytes in (a Song of a String and a UInt32 takes a 64-byte malloc chunk). The
+    /// properties below are final: a read is a load and a mask, not a call through the class's
+    /// table.
+    @exclusivity(unchecked) @usableFromInline internal final var storedState = ObjectState()
+
     /// The store the object belongs to, or nil before it is inserted, after it is deleted and
     /// saved, or once the store is closed.
     public var store: Store? { attachedStore }
@@ -56,40 +63,44 @@ open class StoredObject {
 
     // Not retained: a store detaches every object it knows (they are all in its identity
     // map) before it goes away, so these are never left dangling.
-    internal var attachedStore: Store? {
-        @inline(__always) get { unretainedStore?.takeUnretainedValue() }
-        @inline(__always) set { unretainedStore = newValue.map { Unmanaged.passUnretained($0) } }
+    internal final var attachedStore: Store? {
+        @inline(__always) get { storedState.anchor?.unmanagedStore.takeUnretainedValue() }
     }
-    /// The store, unretained (it outlives its live objects, which it detaches when it closes).
-    @exclusivity(unchecked) private var unretainedStore: Unmanaged<Store>?
-    internal var entry: ClassEntry? {
-        @inline(__always) get { unretainedEntry?.takeUnretainedValue() }
-        @inline(__always) set { unretainedEntry = newValue.map { Unmanaged.passUnretained($0) } }
+    /// The class's entry, unretained (it outlives its live objects).
+    internal final var entry: ClassEntry? {
+        @inline(__always) get { storedState.anchor?.unmanagedEntry.takeUnretainedValue() }
     }
-    /// The class's entry, unretained (it outlives its live objects): `deinit` reaches it
-    /// without retaining it.
-    @exclusivity(unchecked) private var unretainedEntry: Unmanaged<ClassEntry>?
     /// The address of the class's entry, neither retained nor released: what a loop over many
     /// objects compares to find runs of one class (the change feed's rowIDs of a save).
-    internal var entryAddress: UnsafeMutableRawPointer? {
-        @inline(__always) get { unretainedEntry?.toOpaque() }
+    internal final var entryAddress: UnsafeMutableRawPointer? {
+        @inline(__always) get { storedState.anchor?.entryAddress }
     }
-    @exclusivity(unchecked) internal final var pendingChange = PendingChange.none
-    @exclusivity(unchecked) @usableFromInline internal final var isLoadingContent = false
+    internal final var pendingChange: PendingChange {
+        @inline(__always) get { storedState.pendingChange }
+        @inline(__always) set { storedState.pendingChange = newValue }
+    }
+    @usableFromInline internal final var isLoadingContent: Bool {
+        @inlinable get { storedState.contains(ObjectState.isLoadingContentBit) }
+        @inline(__always) set { storedState.set(ObjectState.isLoadingContentBit, to: newValue) }
+    }
     /// True while ``Store/delete(_:)`` runs the object's delete rules.
-    @exclusivity(unchecked) internal final var isBeingDeleted = false
-
-    // The one-byte fields come after the references, together: a subclass's fields then start
-    // 16 bytes earlier than if these were spread between them (a Song of 80 bytes takes 64).
-    // The stored properties are final: a read of one is a load, not a call through the class's
-    // table (rowID, hasContent and isLoadingContent cost a fetched object 35 instructions so).
+    internal final var isBeingDeleted: Bool {
+        @inline(__always) get { storedState.contains(ObjectState.isBeingDeletedBit) }
+        @inline(__always) set { storedState.set(ObjectState.isBeingDeletedBit, to: newValue) }
+    }
 
     /// False while the object is a fault: its rowID is known but its fields are not loaded.
-    @exclusivity(unchecked) public final internal(set) var hasContent = true
+    public final internal(set) var hasContent: Bool {
+        @inlinable get { storedState.contains(ObjectState.hasContentBit) }
+        @inline(__always) set { storedState.set(ObjectState.hasContentBit, to: newValue) }
+    }
 
     /// True once the object's deletion has been saved (or it was inserted and deleted before
     /// any save).
-    @exclusivity(unchecked) public final internal(set) var isDeleted = false
+    public final internal(set) var isDeleted: Bool {
+        @inlinable get { storedState.contains(ObjectState.isDeletedBit) }
+        @inline(__always) set { storedState.set(ObjectState.isDeletedBit, to: newValue) }
+    }
 
     /// Creates a new object with content and no rowID; ``Store/insert(_:)`` adds it to a store.
     ///
@@ -103,9 +114,9 @@ open class StoredObject {
     deinit {
         // The entry and the store reached without retaining them: once per object freed, a
         // retain and release of each is measurable.
-        guard let unretainedEntry else { return }
-        unretainedEntry._withUnsafeGuaranteedRef { $0.forget(self) }
-        unretainedStore?._withUnsafeGuaranteedRef { store in
+        guard let anchor = storedState.anchor else { return }
+        anchor.unmanagedEntry._withUnsafeGuaranteedRef { $0.forget(self) }
+        anchor.unmanagedStore._withUnsafeGuaranteedRef { store in
             if !store.faultErrors.isEmpty { store.faultErrors[ObjectIdentifier(self)] = nil }
         }
     }
@@ -252,17 +263,15 @@ open class StoredObject {
         return !text.isEmpty || !reachedDefault
     }
 
-    /// Makes the object belong to `store` as `rowID` of the class `entry`.
-    internal func attach(to store: Store, entry: ClassEntry, rowID: UInt64) {
-        self.attachedStore = store
-        self.entry = entry
+    /// Makes the object belong to the store of the class `entry`, as `rowID`.
+    internal func attach(to entry: ClassEntry, rowID: UInt64) {
+        storedState.anchor = entry.anchor
         self.rowID = rowID
     }
 
     /// Cuts the object loose from its store (after a saved delete, a discarded insert, a close).
     internal func detach() {
-        attachedStore = nil
-        entry = nil
+        storedState.anchor = nil
         pendingChange = .none
     }
 

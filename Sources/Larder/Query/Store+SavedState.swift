@@ -85,7 +85,7 @@ extension Store {
             try body(copy) {
                 // Adopted: the copy becomes the live instance; the next record gets a new one.
                 spare = nil
-                copy.attach(to: self, entry: entry, rowID: rowID)
+                copy.attach(to: entry, rowID: rowID)
                 entry.remember(copy)
                 return copy
             }

@@ -57,7 +57,12 @@ internal final class ClassEntry {
     /// Saved objects of this class marked updated and not saved yet.
     @exclusivity(unchecked) var pendingUpdateCount = 0
 
-    init(type: StoredObject.Type, name: String, record: ClassRecord) {
+    /// Where the class's objects find this entry and the store (``EntryAnchor``); freed with
+    /// the entry.
+    let anchor: EntryAnchor
+
+    /// The entry of class `type` in `store`, as its registry `record` describes it.
+    init(type: StoredObject.Type, name: String, record: ClassRecord, store: Store) {
         self.type = type
         self.name = name
         self.classID = record.classID
@@ -70,7 +75,11 @@ internal final class ClassEntry {
         self.savedRecordCount = record.nextRowID <= 1 ? 0 : nil
         self.deletedRowIDs = record.deletedRowIDs
         self.needsRecordWrite = record.version != type.version
+        // The anchor's memory first: every stored property must be set before `self` is used.
+        self.anchor = EntryAnchor(address: EntryAnchor.allocateMemory())
+        anchor.bind(entry: self, store: store)
     }
+
 
     /// True when rowIDs come from blocks a shared backend reserved: other clients hand out
     /// rowIDs of the class too, below and above this session's.
@@ -157,5 +166,6 @@ internal final class ClassEntry {
 
     deinit {
         liveObjects.removeAll()
+        anchor.deallocate()
     }
 }

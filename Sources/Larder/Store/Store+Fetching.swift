@@ -152,7 +152,7 @@ extension Store {
         if let live = entry.liveObject(rowID) { return live }
         guard entry.savedRowMayExist(rowID) else { return nil }
         let fault = entry.type.init()
-        fault.attach(to: self, entry: entry, rowID: rowID)
+        fault.attach(to: entry, rowID: rowID)
         fault.hasContent = false
         entry.remember(fault)
         return fault
@@ -177,7 +177,7 @@ extension Store {
     internal func materialize(rowID: UInt64, record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
                              envelopeCipher: RecordCipher?, entry: ClassEntry, scratch: inout DataBuffer) throws -> StoredObject {
         let object = entry.type.init()
-        object.attach(to: self, entry: entry, rowID: rowID)
+        object.attach(to: entry, rowID: rowID)
         object.hasContent = false
         entry.remember(object)
         try fill(object, from: record, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)

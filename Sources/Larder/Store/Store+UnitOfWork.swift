@@ -34,7 +34,7 @@ extension Store {
         guard !backend.isReadOnly else { throw StoreError.readOnly }
         let entry = try entry(for: type(of: object))
         if entry.nextRowID >= entry.rowIDBlockEnd { try reserveRowIDBlock(for: entry) }
-        object.attach(to: self, entry: entry, rowID: try entry.allocateRowID())
+        object.attach(to: entry, rowID: try entry.allocateRowID())
         object.hasContent = true
         entry.remember(object)
         object.pendingChange = .inserted

@@ -191,7 +191,7 @@ public final class Store {
             throw StoreError.missingRecords(table: name, expected: record.expectedRecordCount, found: 0)
         }
         try recordSchema(of: type, named: name)
-        let entry = ClassEntry(type: type, name: name, record: record)
+        let entry = ClassEntry(type: type, name: name, record: record, store: self)
         try attachTextIndex(to: entry)
         entriesByType[key] = entry
         entriesByName[name] = entry

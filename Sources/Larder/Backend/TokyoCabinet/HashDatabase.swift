@@ -134,8 +134,12 @@ internal final class HashDatabase {
         // The walk ``recordsInPlace()`` kept, if the file has not changed since; else a
         // walk of its own, not kept.
         guard let records = try walkedRecords ?? MappedRecordLookup.records(in: openHandle()) else { return false }
+        // The pages passed are let go as the walk goes, in file order: a walk of the whole
+        // file does not leave it all resident beside what `body` made of it.
+        var release = records.first?.key.baseAddress.map(PassedPagesRelease.init(from:))
         for (key, value) in records {
             guard try body(key, value) else { break }
+            if let end = value.baseAddress { release?.passed(end + value.count) }
         }
         return true
     }
