@@ -73,10 +73,17 @@ package enum RecordPage {
     package static func appendKey(forPage number: UInt64, to keys: inout PackedKeys) {
         // Built on the stack, then copied in.
         withUnsafeTemporaryAllocation(byteCount: keySize, alignment: 1) { key in
-            key.storeBytes(of: keyPrefix, as: UInt8.self)
-            key.storeBigEndian(number, at: 1)
+            storeKey(forPage: number, in: key, at: 0)
             keys.append(UnsafeRawBufferPointer(key))
         }
+    }
+
+    /// Writes the key of page `number` into `bytes` at `offset` (``keySize`` bytes): for keys
+    /// built on the stack, alone or inside a larger message (a checksum's or a seal's input).
+    @inline(__always)
+    static func storeKey(forPage number: UInt64, in bytes: UnsafeMutableRawBufferPointer, at offset: Int) {
+        bytes.storeBytes(of: keyPrefix, toByteOffset: offset, as: UInt8.self)
+        bytes.storeBigEndian(number, at: offset + 1)
     }
 
     /// The page number in a page key, or nil for any other key.

@@ -46,8 +46,7 @@ package enum PageCheck {
     private static func checksum(of page: UnsafeRawBufferPointer, number: UInt64) -> UInt32 {
         // The page key, built on the stack (this runs for every page read).
         withUnsafeTemporaryAllocation(byteCount: RecordPage.keySize, alignment: 1) { key in
-            key.storeBytes(of: RecordPage.keyPrefix, toByteOffset: 0, as: UInt8.self)
-            key.storeBytes(of: number.bigEndian, toByteOffset: 1, as: UInt64.self)
+            RecordPage.storeKey(forPage: number, in: key, at: 0)
             return Checksum.crc32(UnsafeRawBufferPointer(key), page)
         }
     }

@@ -63,8 +63,7 @@ package enum PageSeal {
             var at = label.count
             data.storeBytes(of: scope.littleEndian, toByteOffset: at, as: UInt64.self)
             at += 8
-            data.storeBytes(of: RecordPage.keyPrefix, toByteOffset: at, as: UInt8.self)
-            data.storeBytes(of: number.bigEndian, toByteOffset: at + 1, as: UInt64.self)
+            RecordPage.storeKey(forPage: number, in: data, at: at)
             at += RecordPage.keySize
             data.storeBytes(of: format, toByteOffset: at, as: UInt8.self)
             return try body(UnsafeRawBufferPointer(data))
