@@ -27,15 +27,16 @@ struct EngineRun {
         self.environment = environment
     }
 
-    /// Runs `workloads` in dependency order (`chains`); a chain whose first workload failed
-    /// runs no more (its store is missing), each workload left out counted a failure.
-    func runChains(_ workloads: Set<Workload>) -> (results: [Result], failures: [Failure]) {
+    /// Runs `workloads` of the chains `only` (every chain when nil) in dependency order; a
+    /// chain whose first workload failed runs no more (its store is missing), each workload
+    /// left out counted a failure.
+    func runChains(_ workloads: Set<Workload>, only: [[Workload]]? = nil) -> (results: [Result], failures: [Failure]) {
         let manager = FileManager.default
         let runDirectory = (baseDirectory as NSString).appendingPathComponent("\(durability)-r\(repetition)-\(engine)")
         try? manager.removeItem(atPath: runDirectory)
         var results: [Result] = []
         var failures: [Failure] = []
-        for chain in chains {
+        for chain in only ?? chains {
             var brokenBy: Workload?
             for workload in chain where workloads.contains(workload) {
                 let label = "[\(durability) r\(repetition)/\(repetitions)] \(engine) \(workload.rawValue)"

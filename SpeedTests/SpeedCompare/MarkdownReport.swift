@@ -59,7 +59,8 @@ struct MarkdownReport {
             SQLite only: LarderDocuments against SQLite's JSON functions; Queries, Larder and SQLite only: Larder's \
             object queries, and LarderDocuments as its `documents_` phases, against SQLite's indexes; Concurrency, Larder and \
             GRDB only: StorePool against DatabasePool, whose phases report the time per read, all readers together); \
-            the engine order was rotated every repetition. Fetches therefore read a store just written (warm page cache) for every engine.
+            each chain of workloads ran for every engine in turn before the next chain (so the engines' runs of one \
+            workload lie close in time), the engine order rotated every repetition. Fetches therefore read a store just written (warm page cache) for every engine.
             - Durability `full`: each engine's durable commit (SQLite and GRDB: WAL + `synchronous=FULL`); \
             `nosync`: no fsync (WAL + `synchronous=OFF`).
             - Ratios compare median wall times: `SQLite/Larder` and `GRDB/Larder` > 1 means Larder is faster; \
@@ -67,7 +68,7 @@ struct MarkdownReport {
             - Debian's libtokyocabinet is built with `--enable-uyield`, which makes Tokyo Cabinet about 2× slower than \
             a default build; Larder (on the same library) and TokyoCabinet pay that cost, SQLite and GRDB do not.
             - Peak RSS is the process's peak resident set size; store size is the engine's store on disk after the \
-            phase (MB = 2^20 bytes). count/check are values each run read back, to show the summaries.engines did the same work.
+            phase (MB = 2^20 bytes). count/check are values each run read back, to show the engines did the same work.
             """)
         line()
 

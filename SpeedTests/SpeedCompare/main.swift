@@ -8,8 +8,9 @@
 //                [--etcd-scale 0.1]
 //
 // The engine executables (<Engine>SpeedTest) sit beside this one; a missing one is skipped with
-// a note. Order: for each durability, for each repetition, for each engine (the engine order is
-// rotated every repetition), the workloads in dependency order in a fresh directory:
+// a note. Order: for each durability, for each repetition, for each chain of workloads, each
+// engine in turn (the engine order is rotated every repetition), the chain's workloads in
+// dependency order in a fresh directory:
 // ComplexInsert, ComplexFetch, SimpleUpdate (complex store), then SimpleInsert, SimpleFetch,
 // SimpleFetchStreaming, PointRead (simple store); FullText (Larder and SQLite FTS5 only);
 // Documents (LarderDocuments against SQLite's JSON functions; Larder and SQLite only); Queries
@@ -61,17 +62,24 @@ var results: [Result] = []
 var failures: [Failure] = []
 let started = Date()
 
+// Chain by chain, every engine in turn: the engines' runs of one workload lie minutes apart at
+// most, so a slow spell of the machine (a host's neighbours, say) weighs on all of them rather
+// than on whichever engine's whole suite it fell in.
 for durability in options.durabilities where !engines.isEmpty {
     for repetition in 0 ..< options.repetitions {
         let shift = repetition % engines.count
         let order = Array(engines[shift...] + engines[..<shift])
-        for engine in order {
-            let run = EngineRun(engine: engine, executable: binDirectory.appendingPathComponent(executableName(of: engine)),
-                                durability: durability, repetition: repetition + 1, of: options.repetitions,
-                                scale: options.scale, baseDirectory: baseDirectory)
-            let outcome = run.runChains(workloads(of: engine).intersection(options.workloads))
-            results += outcome.results
-            failures += outcome.failures
+        for chain in chains {
+            for engine in order {
+                let wanted = workloads(of: engine).intersection(options.workloads)
+                guard chain.contains(where: wanted.contains) else { continue }
+                let run = EngineRun(engine: engine, executable: binDirectory.appendingPathComponent(executableName(of: engine)),
+                                    durability: durability, repetition: repetition + 1, of: options.repetitions,
+                                    scale: options.scale, baseDirectory: baseDirectory)
+                let outcome = run.runChains(wanted, only: [chain])
+                results += outcome.results
+                failures += outcome.failures
+            }
         }
     }
 }

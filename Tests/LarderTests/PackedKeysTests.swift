@@ -19,11 +19,14 @@ import Testing
         #expect(inPlace == keys)
     }
 
-    @Test func pageKeysAppendedInPlaceAreThePageKeys() {
-        var packed = PackedKeys()
+    @Test func pageKeysWrittenInPlaceAreThePageKeys() {
         let numbers: [UInt64] = [0, 1, 31, 0x0102_0304_0506_0708, .max]
-        for number in numbers { RecordPage.appendKey(forPage: number, to: &packed) }
+        let packed = RecordPage.keys(forPages: numbers)
         #expect(packed.arrays == numbers.map(RecordPage.key(forPage:)))
+        #expect(packed == PackedKeys(numbers.map(RecordPage.key(forPage:))))
+        #expect(RecordPage.keys(forPages: []).isEmpty)
+        let fixed = PackedKeys(count: 3, width: 2) { position, key in key[1] = UInt8(position) }
+        #expect(fixed.arrays == [[0, 0], [0, 1], [0, 2]])
         var written = PackedKeys()
         withUnsafeBytes(of: UInt32(0x0908_0706).bigEndian) { written.append($0) }
         written.append(UnsafeRawBufferPointer(start: nil, count: 0))

@@ -34,6 +34,29 @@ public struct PackedKeys: Sendable, Equatable {
         for key in keys { append(key) }
     }
 
+    /// `count` keys of `width` bytes each, the key at each position stored in place by `write`
+    /// (given the position and the key's bytes).
+    ///
+    /// ```swift
+    /// let keys = PackedKeys(count: 2, width: 8) { position, key in key.storeBytes(of: UInt64(position).bigEndian, as: UInt64.self) }
+    /// ```
+    package init(count: Int, width: Int, _ write: (Int, UnsafeMutableRawBufferPointer) -> Void) {
+        let count = max(0, count), width = max(0, width)
+        bytes = [UInt8](unsafeUninitializedCapacity: count * width) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            for position in 0 ..< count {
+                let key = UnsafeMutableRawBufferPointer(rebasing: raw[position * width ..< (position + 1) * width])
+                key.initializeMemory(as: UInt8.self, repeating: 0)
+                write(position, key)
+            }
+            initialized = count * width
+        }
+        ends = [Int](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for position in 0 ..< count { buffer.initializeElement(at: position, to: (position + 1) * width) }
+            initialized = count
+        }
+    }
+
     /// The number of keys.
     public var count: Int { ends.count }
 

@@ -69,12 +69,11 @@ package enum RecordPage {
         return key
     }
 
-    /// Appends the key of page `number` to `keys` (a read of many pages: no array per key).
-    package static func appendKey(forPage number: UInt64, to keys: inout PackedKeys) {
-        // Built on the stack, then copied in.
-        withUnsafeTemporaryAllocation(byteCount: keySize, alignment: 1) { key in
-            storeKey(forPage: number, in: key, at: 0)
-            keys.append(UnsafeRawBufferPointer(key))
+    /// The keys of pages `numbers`, in order, packed in one buffer (a read of many pages: no
+    /// array per key). Written in place: appending each key cost about 170 instructions.
+    package static func keys(forPages numbers: [UInt64]) -> PackedKeys {
+        PackedKeys(count: numbers.count, width: keySize) { position, key in
+            storeKey(forPage: numbers[position], in: key, at: 0)
         }
     }
 

@@ -110,10 +110,10 @@ extension Store {
         while start < rowIDs.count, goesOn {
             // The keys of the pages needed, packed in one buffer; and for each page, where its
             // rowIDs end in `rowIDs` and whether it is read.
-            var wanted = PackedKeys()
+            var numbers: [UInt64] = []
             var ends: [(end: Int, isRead: Bool)] = []
             let batchSize = min(Self.pagesPerBatch, rowIDs.count - start)
-            wanted.reserveCapacity(batchSize, bytes: batchSize * RecordPage.keySize)
+            numbers.reserveCapacity(batchSize)
             ends.reserveCapacity(batchSize)
             var end = start
             while end < rowIDs.count, ends.count < Self.pagesPerBatch {
@@ -125,10 +125,11 @@ extension Store {
                     guard let live = entry.liveObject(rowID) else { return true }
                     return live.pendingChange == .updated || (live.pendingChange == .none && !live.hasContent)
                 }
-                if needsPage { RecordPage.appendKey(forPage: number, to: &wanted) }
+                if needsPage { numbers.append(number) }
                 ends.append((last, needsPage))
                 end = last
             }
+            let wanted = RecordPage.keys(forPages: numbers)
             let inPlace = try backend.withValuesInPlace(forKeys: wanted, in: entry.name) { found in
                 var pages: [UnsafeRawBufferPointer?] = Array(repeating: nil, count: ends.count)
                 var next = 0

@@ -219,17 +219,18 @@ struct DocumentTable {
     private func readPages(of rowIDs: ArraySlice<Int64>, into batch: inout CopiedRecords) throws {
         // Each page's key (packed in one buffer), and where its rowIDs end in `rowIDs`; then
         // every page read in one call.
-        var keys = PackedKeys()
+        var numbers: [UInt64] = []
         var ends: [Int] = []
         var start = rowIDs.startIndex
         while start < rowIDs.endIndex {
             let number = layout.number(of: UInt64(rowIDs[start]))
             var end = start + 1
             while end < rowIDs.endIndex, layout.number(of: UInt64(rowIDs[end])) == number { end += 1 }
-            RecordPage.appendKey(forPage: number, to: &keys)
+            numbers.append(number)
             ends.append(end)
             start = end
         }
+        let keys = RecordPage.keys(forPages: numbers)
         let inPlace = try backend.withValuesInPlace(forKeys: keys, in: name) { pages in
             prefetchRecords(of: rowIDs, ends: ends, in: pages)
             var start = rowIDs.startIndex
