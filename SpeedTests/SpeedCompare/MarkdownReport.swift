@@ -54,7 +54,7 @@ struct MarkdownReport {
             Notes:
 
             - Each workload ran in its own process (`<Engine>SpeedTest <Workload> --dir … --scale … --durability …`), \
-            after a `sync` (nothing earlier left for the kernel to write back during it), in a fresh directory per engine and repetition, in dependency order (ComplexInsert → ComplexFetch → \
+            after a `sync` (nothing earlier left for the kernel to write back during it), in a fresh directory per engine, repetition and chain, in dependency order (ComplexInsert → ComplexFetch → \
             SimpleUpdate; SimpleInsert → SimpleFetch → SimpleFetchStreaming → PointRead; FullText; Documents, Larder and \
             SQLite only: LarderDocuments against SQLite's JSON functions; Queries, Larder and SQLite only: Larder's \
             object queries, and LarderDocuments as its `documents_` phases, against SQLite's indexes; Concurrency, Larder and \
