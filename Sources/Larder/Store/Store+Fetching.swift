@@ -27,6 +27,12 @@ extension Store {
     /// ```
     @inlinable
     public func allObjects<T: StoredObject>(of type: T.Type) throws -> [T] {
+        if let table = try objectTable(of: type) {
+            return [T](unsafeUninitializedCapacity: table.count) { buffer, initialized in
+                initialized = table.moveObjects(as: T.self, into: buffer)
+            }
+        }
+        // Sparse rowIDs (many deletes): a table by rowID would be mostly empty.
         var objects: [T] = []
         objects.reserveCapacity(try expectedCount(of: type))
         var isSorted = true
@@ -68,7 +74,10 @@ extension Store {
     /// less those deleted), without reading the class file: a capacity to reserve.
     @usableFromInline
     internal func expectedCount(of type: StoredObject.Type) throws -> Int {
-        let entry = try entry(for: type)
+        expectedCount(of: try entry(for: type))
+    }
+
+    private func expectedCount(of entry: ClassEntry) -> Int {
         let saved = entry.savedRecordCount
             ?? max(0, Int(clamping: entry.savedNextRowID) - 1 - entry.deletedRowIDs.count)
         return max(0, saved + entry.pendingInsertCount - entry.pendingDeleteCount)
@@ -99,10 +108,28 @@ extension Store {
         }
     }
 
+    /// The objects ``allObjects(of:)`` returns, placed by rowID, or nil when the class's rowIDs
+    /// are too sparse for a table (more than four slots an object, beyond the first 4,096) or
+    /// its memory cannot be had: then ``forEachStoredObject(of:_:)`` and a sort do it.
+    @usableFromInline
+    internal func objectTable(of type: StoredObject.Type) throws -> RowIDTable? {
+        let entry = try entry(for: type)
+        guard entry.nextRowID <= UInt64(4 * expectedCount(of: entry) + 4_096),
+              let table = RowIDTable(size: Int(entry.nextRowID)) else { return nil }
+        try forEachStoredObject(in: entry) { table.place($0) }
+        return table
+    }
+
     /// ``forEachObject(of:_:)`` without generics.
     @usableFromInline
     internal func forEachStoredObject(of type: StoredObject.Type, _ body: (StoredObject) throws -> Void) throws {
-        let entry = try entry(for: type)
+        try forEachStoredObject(in: try entry(for: type), body)
+    }
+
+    /// ``forEachStoredObject(of:_:)`` for the class of `entry`, inlined into each core so that
+    /// `body` is too.
+    @inline(__always)
+    private func forEachStoredObject(in entry: ClassEntry, _ body: (StoredObject) throws -> Void) throws {
         enumerationDepth += 1
         defer { enumerationDepth -= 1 }
         // One buffer for every record: its storage is reused instead of allocated per object.
