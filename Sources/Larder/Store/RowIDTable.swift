@@ -39,7 +39,7 @@ internal final class RowIDTable {
     /// Keeps `object` at its rowID. The same object placed twice (a rowID repeated in a
     /// damaged file finds the live object again) is kept once.
     @inline(__always)
-    internal func place(_ object: StoredObject) {
+    internal func place(_ object: consuming StoredObject) {
         let rowID = object.rowID
         guard rowID < UInt64(size) else {
             overflow.append(object)
