@@ -110,6 +110,26 @@ import LarderTestSupport
         try reopened.close()
     }
 
+    @Test func allObjectsKeepsAnObjectInsertedWhileTheFetchReads() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.openStore([Spawner.self])
+        for name in ["a", "spawn", "c"] {
+            let spawner = Spawner()
+            spawner.name = name
+            try store.insert(spawner)
+        }
+        try store.saveChanges()
+        try store.close()
+
+        // Reading "spawn" inserts a fourth object, whose rowID is past the fetch's table.
+        let reopened = try directory.openStore([Spawner.self])
+        let fetched = try reopened.allObjects(of: Spawner.self)
+        #expect(fetched.map(\.rowID) == [1, 2, 3, 4])
+        #expect(fetched.map(\.name) == ["a", "spawn", "c", "child"])
+        reopened.discardChanges()
+        try reopened.close()
+    }
+
     @Test func allObjectsOfSparseRowIDsComeBackInRowIDOrder() throws {
         let directory = TemporaryDirectory()
         let store = try directory.openStore()
@@ -141,5 +161,23 @@ import LarderTestSupport
         Store.orderByRowID(&dense, rowIDLimit: 100)
         #expect(dense.map(\.rowID) == [1, 3])
         #expect(ordered.allSatisfy { object in objects.contains { $0 === object } })
+    }
+}
+
+/// Inserts a new object of its own class when it reads a record named "spawn", as any
+/// `readContent` may.
+private final class Spawner: StoredObject {
+    @Stored var name = ""
+
+    override func writeContent(to buffer: inout DataBuffer) {
+        buffer.write(name)
+    }
+
+    override func readContent(from buffer: inout DataBuffer, in store: Store) throws {
+        name = try buffer.readString()
+        guard name == "spawn" else { return }
+        let child = Spawner()
+        child.name = "child"
+        try store.insert(child)
     }
 }
