@@ -68,8 +68,24 @@ internal enum RecordEnvelope {
 
     /// Opens a record stored under `key` into `buffer` (whose storage is reused): its
     /// content ready for reading, with its version, after checking its checksum or tag.
+    @inline(__always)
     static func open(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, cipher: RecordCipher?,
                      scope: UInt64, into buffer: inout DataBuffer) throws(Failure) {
+        // A plain record without a cipher (inside a page written whole, which its checksum or
+        // seal covers): the record a fetch meets once an object, read inline, without a call
+        // and the format switch (about 28 instructions an object of SimpleFetch). The same
+        // answer as openAny's.
+        if cipher == nil, record.count >= 2, record[0] == plainFormat {
+            buffer.replaceContent(with: UnsafeRawBufferPointer(rebasing: record[2...]), versionOfData: record[1])
+            return
+        }
+        try openAny(record, key: key, cipher: cipher, scope: scope, into: &buffer)
+    }
+
+    /// ``open(_:key:cipher:scope:into:)`` for every format.
+    @inline(never)
+    private static func openAny(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, cipher: RecordCipher?,
+                                scope: UInt64, into buffer: inout DataBuffer) throws(Failure) {
         guard record.count >= 2 else { throw .tooShort }
         // In a fully encrypted store a plaintext record can only be a substitution.
         if record[0] != encryptedFormat, cipher?.rejectsPlaintext == true { throw .checksumMismatch }

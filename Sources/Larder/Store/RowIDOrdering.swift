@@ -1,7 +1,9 @@
 // RowIDOrdering: puts fetched objects in rowID order without comparing them. A class file is
 // read in Tokyo Cabinet's storage order, which need not be rowID order; rowIDs are dense
 // integers below the class's next rowID, so each object can go straight to its place
-// (a counting sort), in linear time and without retain/release traffic.
+// (a counting sort), in linear time and without retain/release traffic. allObjects places
+// objects in a RowIDTable as it reads them; this sorts what it fetches when that table is
+// not made (rowIDs too sparse for one, or its memory not to be had).
 
 extension Store {
     /// Sorts `objects` by rowID. `rowIDLimit` is above every rowID (the class's next rowID).

@@ -27,6 +27,12 @@ extension Store {
     /// ```
     @inlinable
     public func allObjects<T: StoredObject>(of type: T.Type) throws -> [T] {
+        if let table = try objectTable(of: type) {
+            return [T](unsafeUninitializedCapacity: table.count) { buffer, initialized in
+                initialized = table.moveObjects(as: T.self, into: buffer)
+            }
+        }
+        // Sparse rowIDs (many deletes): a table by rowID would be mostly empty.
         var objects: [T] = []
         objects.reserveCapacity(try expectedCount(of: type))
         var isSorted = true
@@ -68,7 +74,10 @@ extension Store {
     /// less those deleted), without reading the class file: a capacity to reserve.
     @usableFromInline
     internal func expectedCount(of type: StoredObject.Type) throws -> Int {
-        let entry = try entry(for: type)
+        expectedCount(of: try entry(for: type))
+    }
+
+    private func expectedCount(of entry: ClassEntry) -> Int {
         let saved = entry.savedRecordCount
             ?? max(0, Int(clamping: entry.savedNextRowID) - 1 - entry.deletedRowIDs.count)
         return max(0, saved + entry.pendingInsertCount - entry.pendingDeleteCount)
@@ -99,6 +108,28 @@ extension Store {
         }
     }
 
+    /// The objects ``allObjects(of:)`` returns, placed by rowID, or nil when the class's rowIDs
+    /// are too sparse for a table (more than four slots an object, beyond the first 4,096) or
+    /// its memory cannot be had: then ``forEachStoredObject(of:_:)`` and a sort do it.
+    @usableFromInline
+    internal func objectTable(of type: StoredObject.Type) throws -> RowIDTable? {
+        let entry = try entry(for: type)
+        guard entry.nextRowID <= UInt64(4 * expectedCount(of: entry) + 4_096),
+              let table = RowIDTable(size: Int(entry.nextRowID)) else { return nil }
+        enumerationDepth += 1
+        defer { enumerationDepth -= 1 }
+        var scratch = DataBuffer()
+        try forEachRecord(inClassFile: entry.name) { rowID, record, key, envelopeCipher in
+            // Each object handed over owned: the table keeps the reference the record's
+            // object was made with, instead of retaining it and releasing the maker's.
+            guard let object = try enumeratedObject(rowID: rowID, record: record, key: key, envelopeCipher: envelopeCipher,
+                                                    entry: entry, scratch: &scratch) else { return }
+            table.place(object)
+        }
+        try forEachInsertedObject(of: entry) { table.place($0) }
+        return table
+    }
+
     /// ``forEachObject(of:_:)`` without generics.
     @usableFromInline
     internal func forEachStoredObject(of type: StoredObject.Type, _ body: (StoredObject) throws -> Void) throws {
@@ -108,22 +139,37 @@ extension Store {
         // One buffer for every record: its storage is reused instead of allocated per object.
         var scratch = DataBuffer()
         try forEachRecord(inClassFile: entry.name) { rowID, record, key, envelopeCipher in
-            // A rowID never handed out is damage (a flipped bit must not become an object, nor
-            // a page of the identity map at a huge index).
-            guard rowID >= 1, rowID < entry.nextRowID else {
-                throw StoreError.corruptRecord(class: entry.name, rowID: rowID)
-            }
-            if let live = entry.liveObject(rowID) {
-                guard live.pendingChange != .deleted else { return }
-                if !live.hasContent {
-                    try fill(live, from: record, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)
-                }
-                try body(live)
-            } else {
-                try body(try materialize(rowID: rowID, record: record, key: key, envelopeCipher: envelopeCipher,
-                                         entry: entry, scratch: &scratch))
-            }
+            guard let object = try enumeratedObject(rowID: rowID, record: record, key: key, envelopeCipher: envelopeCipher,
+                                                    entry: entry, scratch: &scratch) else { return }
+            try body(object)
         }
+        try forEachInsertedObject(of: entry, body)
+    }
+
+    /// The object of a record met while enumerating the class file of `entry`: the live one
+    /// (loaded if it is a fault) or a new one, or nil for a live object deleted and not saved
+    /// yet. A rowID never handed out is damage (a flipped bit must not become an object, nor
+    /// a page of the identity map at a huge index).
+    @inline(__always)
+    private func enumeratedObject(rowID: UInt64, record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                                  envelopeCipher: RecordCipher?, entry: ClassEntry,
+                                  scratch: inout DataBuffer) throws -> StoredObject? {
+        guard rowID >= 1, rowID < entry.nextRowID else {
+            throw StoreError.corruptRecord(class: entry.name, rowID: rowID)
+        }
+        if let live = entry.liveObject(rowID) {
+            guard live.pendingChange != .deleted else { return nil }
+            if !live.hasContent {
+                try fill(live, from: record, key: key, envelopeCipher: envelopeCipher, entry: entry, scratch: &scratch)
+            }
+            return live
+        }
+        return try materialize(rowID: rowID, record: record, key: key, envelopeCipher: envelopeCipher,
+                               entry: entry, scratch: &scratch)
+    }
+
+    /// Calls `body` with every object of the class of `entry` inserted and not saved yet.
+    private func forEachInsertedObject(of entry: ClassEntry, _ body: (StoredObject) throws -> Void) throws {
         guard entry.pendingInsertCount > 0 else { return }
         for object in insertedObjects where object.pendingChange == .inserted && object.entry === entry {
             try body(object)
